@@ -1,0 +1,35 @@
+#include "cli_util.h"
+
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+namespace idem::cli {
+
+std::unique_ptr<EmbeddedQueue> OpenQueueOrDie(const std::string& path) {
+  if (path.empty()) throw CliError("no queue given: pass --queue FILE (the embedded queue's file)", 2);
+  auto q = EmbeddedQueue::Open(path, EmbeddedQueueOptions{}, Env::Default());
+  if (!q.ok()) throw CliError("cannot open queue '" + path + "': " + q.status().ToString());
+  return std::move(*q);
+}
+
+std::string FormatTimeMs(int64_t ms) {
+  if (ms == 0) return "-";
+  std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms % 1000));
+  return out;
+}
+
+std::string ResolveActor(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  for (const char* var : {"IDEM_ACTOR", "USER", "LOGNAME"})
+    if (const char* v = std::getenv(var); v && *v) return v;
+  return "unknown";
+}
+
+}  // namespace idem::cli

@@ -1,0 +1,22 @@
+// Small helpers shared by the sub-commands.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "idem/embedded_queue.h"
+#include "idem/env.h"
+
+namespace idem::cli {
+
+// Opens the embedded queue at `path` or throws a CliError that says what to do.
+std::unique_ptr<EmbeddedQueue> OpenQueueOrDie(const std::string& path);
+
+// "2026-11-29T08:43:09.123Z" (UTC); "-" for 0.
+std::string FormatTimeMs(int64_t ms);
+
+// The name recorded in audit rows: --actor, else $IDEM_ACTOR, else $USER, else "unknown".
+std::string ResolveActor(const std::string& flag);
+
+}  // namespace idem::cli

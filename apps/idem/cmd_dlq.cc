@@ -1,0 +1,155 @@
+// idem dlq list / show / replay / purge: the terminal queue console.
+// Replay sends messages back through the main queue, so every guard applies
+// again (SPEC R-F5); replay and purge write an audit row naming the actor.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli_util.h"
+
+namespace idem::cli {
+namespace {
+
+using nlohmann::json;
+
+json DeadToJson(const DeadLetter& d, bool with_payload) {
+  json j{{"id", d.id},
+         {"msg_id", d.message.id},
+         {"topic", d.message.topic},
+         {"key", d.message.key},
+         {"attempts", d.attempts},
+         {"deliveries", d.message.delivery_count},
+         {"first_failed", FormatTimeMs(d.first_failed_ms)},
+         {"last_failed", FormatTimeMs(d.last_failed_ms)},
+         {"reason", d.reason}};
+  if (with_payload) {
+    j["headers"] = d.message.headers;
+    j["payload"] = d.message.payload;
+  }
+  return j;
+}
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+struct DlqArgs {
+  std::string queue;
+  size_t limit = 50;
+  int64_t after = 0;
+  bool json = false;
+  std::vector<int64_t> ids;
+  bool all = false;
+  bool yes = false;
+  std::string actor;
+};
+
+void List(const DlqArgs& a) {
+  auto q = OpenQueueOrDie(a.queue);
+  auto list = q->ListDead(a.limit, a.after);
+  if (!list.ok()) throw CliError("cannot list dead letters: " + list.status().ToString());
+  if (a.json) {
+    for (const DeadLetter& d : *list) std::cout << Dump(DeadToJson(d, false)) << "\n";
+    return;
+  }
+  if (list->empty()) {
+    std::cout << "the terminal queue is empty\n";
+    return;
+  }
+  std::printf("%-8s %-10s %-8s %-24s %s\n", "ID", "TOPIC", "ATTEMPTS", "LAST FAILED", "REASON");
+  for (const DeadLetter& d : *list) {
+    std::string reason = d.reason.size() > 100 ? d.reason.substr(0, 97) + "..." : d.reason;
+    std::printf("%-8lld %-10s %-8d %-24s %s\n", static_cast<long long>(d.id), d.message.topic.c_str(), d.attempts,
+                FormatTimeMs(d.last_failed_ms).c_str(), reason.c_str());
+  }
+  if (list->size() == a.limit)
+    std::cout << "(more may follow: --after " << list->back().id << ")\n";
+}
+
+void Show(const DlqArgs& a) {
+  if (a.ids.size() != 1) throw CliError("dlq show takes exactly one ID (see: idem dlq list)", 2);
+  auto q = OpenQueueOrDie(a.queue);
+  auto d = q->GetDead(a.ids[0]);
+  if (!d.ok()) throw CliError("cannot read dead letter: " + d.status().ToString());
+  if (!d->has_value()) throw CliError("no dead letter with id " + std::to_string(a.ids[0]) + " (see: idem dlq list)", 2);
+  if (a.json) {
+    std::cout << Dump(DeadToJson(**d, true)) << "\n";
+    return;
+  }
+  const DeadLetter& x = **d;
+  std::cout << "id            " << x.id << "\n"
+            << "message id    " << x.message.id << "\n"
+            << "topic         " << x.message.topic << "\n"
+            << "business key  " << x.message.key << "\n"
+            << "attempts      " << x.attempts << "\n"
+            << "deliveries    " << x.message.delivery_count << "\n"
+            << "first failed  " << FormatTimeMs(x.first_failed_ms) << "\n"
+            << "last failed   " << FormatTimeMs(x.last_failed_ms) << "\n"
+            << "reason        " << x.reason << "\n"
+            << "payload       (" << x.message.payload.size() << " bytes)\n"
+            << x.message.payload << "\n";
+}
+
+std::vector<int64_t> Targets(const DlqArgs& a, const char* verb) {
+  if (a.all == !a.ids.empty())
+    throw CliError(std::string("dlq ") + verb + " needs either IDs or --all (not both)", 2);
+  return a.all ? std::vector<int64_t>{} : a.ids;
+}
+
+void Replay(const DlqArgs& a) {
+  auto ids = Targets(a, "replay");
+  auto q = OpenQueueOrDie(a.queue);
+  auto n = q->ReplayDead(ids, ResolveActor(a.actor));
+  if (!n.ok()) throw CliError("replay failed, nothing was moved: " + n.status().ToString());
+  std::cout << "replayed " << *n << " message(s) into the main queue; every guard applies again\n";
+  if (!a.all && *n < static_cast<int64_t>(ids.size()))
+    throw CliError(std::to_string(ids.size() - *n) + " of the given IDs are not dead letters (see: idem dlq list)", 1);
+}
+
+void Purge(const DlqArgs& a) {
+  auto ids = Targets(a, "purge");
+  if (a.all && !a.yes) throw CliError("dlq purge --all deletes every dead letter for good; add --yes to confirm", 2);
+  auto q = OpenQueueOrDie(a.queue);
+  auto n = q->PurgeDead(ids, ResolveActor(a.actor));
+  if (!n.ok()) throw CliError("purge failed, nothing was deleted: " + n.status().ToString());
+  std::cout << "purged " << *n << " dead letter(s)\n";
+}
+
+}  // namespace
+
+void AddDlqCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("dlq",
+                                 "The terminal (dead-letter) queue: messages that failed for good, with the reason.\n"
+                                 "Fix the cause, then replay: the message goes back through every guard.");
+  cmd->require_subcommand(1);
+  auto a = std::make_shared<DlqArgs>();
+  auto common = [&](CLI::App* sub) {
+    sub->add_option("--queue", a->queue, "Queue file")->required();
+  };
+  auto* list = cmd->add_subcommand("list", "List dead letters: id, topic, attempts, last failure, reason");
+  common(list);
+  list->add_option("--limit", a->limit, "At most this many")->capture_default_str();
+  list->add_option("--after", a->after, "Only ids greater than this (paging)");
+  list->add_flag("--json", a->json, "One JSON object per line");
+  list->callback([a] { List(*a); });
+
+  auto* show = cmd->add_subcommand("show", "Show one dead letter with its body, headers and reason");
+  common(show);
+  show->add_option("id", a->ids, "Dead letter id")->required()->expected(1);
+  show->add_flag("--json", a->json, "Print one JSON object");
+  show->callback([a] { Show(*a); });
+
+  auto* replay = cmd->add_subcommand("replay", "Send dead letters back through the main queue");
+  common(replay);
+  replay->add_option("ids", a->ids, "Dead letter ids");
+  replay->add_flag("--all", a->all, "Replay every dead letter");
+  replay->add_option("--actor", a->actor, "Who is replaying (audit); default $IDEM_ACTOR or $USER");
+  replay->callback([a] { Replay(*a); });
+
+  auto* purge = cmd->add_subcommand("purge", "Delete dead letters for good");
+  common(purge);
+  purge->add_option("ids", a->ids, "Dead letter ids");
+  purge->add_flag("--all", a->all, "Delete every dead letter (needs --yes)");
+  purge->add_flag("--yes", a->yes, "Confirm --all");
+  purge->add_option("--actor", a->actor, "Who is purging (audit); default $IDEM_ACTOR or $USER");
+  purge->callback([a] { Purge(*a); });
+}
+
+}  // namespace idem::cli

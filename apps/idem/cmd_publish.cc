@@ -1,0 +1,114 @@
+// idem publish: JSON lines in, messages out. A line that cannot be a message is
+// parked in the terminal queue with its reason — never silently dropped.
+#include <fstream>
+#include <iostream>
+
+#include "cli_util.h"
+#include "core/key.h"
+
+namespace idem::cli {
+namespace {
+
+struct PublishArgs {
+  std::string queue;
+  std::string topic;
+  std::string input = "-";
+  std::string key;
+  std::vector<std::string> key_fields;
+  size_t max_payload_bytes = 1 << 20;
+  int64_t delay_ms = 0;
+  bool quiet = false;
+};
+
+// Why `line` cannot be published, or "" when it can. Fills the business key.
+std::string Check(const PublishArgs& a, const std::string& line, std::string* key) {
+  if (line.size() > a.max_payload_bytes)
+    return "payload is " + std::to_string(line.size()) + " bytes, over the limit of " +
+           std::to_string(a.max_payload_bytes) + " (--max-payload-bytes)";
+  if (!a.key_fields.empty()) {
+    auto k = BusinessKeyFromPayload(line, a.key_fields);
+    if (!k.ok()) return k.status().message();
+    *key = *k;
+    return {};
+  }
+  // Without key fields the payload must still be a JSON object: consumers need one.
+  if (Status s = CheckJsonObject(line); !s.ok()) return s.message();
+  if (!a.key.empty()) {
+    if (std::string why = ValidateKey(a.key); !why.empty()) return why;
+    *key = a.key;
+  }
+  return {};
+}
+
+void Run(const PublishArgs& a) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (a.input != "-") {
+    file.open(a.input, std::ios::binary);
+    if (!file) throw CliError("cannot read input file '" + a.input + "'", 2);
+    in = &file;
+  }
+  auto queue = OpenQueueOrDie(a.queue);
+  std::vector<Message> batch;
+  int64_t published = 0, parked = 0, line_no = 0;
+  auto flush = [&] {
+    if (batch.empty()) return;
+    Status s = queue->PublishBatch(batch, a.delay_ms);
+    if (!s.ok())
+      throw CliError("publishing failed after " + std::to_string(published) +
+                     " messages (those are in the queue; nothing after them was written): " + s.ToString());
+    published += static_cast<int64_t>(batch.size());
+    batch.clear();
+  };
+  std::string line;
+  while (std::getline(*in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    Message m;
+    m.topic = a.topic;
+    m.payload = line;
+    std::string why = Check(a, line, &m.key);
+    if (!why.empty()) {
+      flush();  // keep the queue in input order around the rejected line
+      auto row = queue->ParkRejected(m, "rejected at publish: line " + std::to_string(line_no) + ": " + why);
+      if (!row.ok()) throw CliError("cannot park rejected line " + std::to_string(line_no) + ": " + row.status().ToString());
+      std::cerr << "idem publish: line " << line_no << ": " << why << " (parked as dead letter " << *row << ")\n";
+      ++parked;
+      continue;
+    }
+    batch.push_back(std::move(m));
+    if (batch.size() >= 1000) flush();
+  }
+  flush();
+  if (!a.quiet) std::cout << "published " << published << " message(s) to topic '" << a.topic << "'";
+  if (!a.quiet && parked) std::cout << ", parked " << parked << " rejected line(s)";
+  if (!a.quiet) std::cout << "\n";
+  if (parked)
+    throw CliError(std::to_string(parked) + " line(s) were rejected and parked in the terminal queue; see: idem dlq list --queue " + a.queue, 1);
+}
+
+}  // namespace
+
+void AddPublishCommand(CLI::App& app) {
+  auto args = std::make_shared<PublishArgs>();
+  auto* cmd = app.add_subcommand("publish",
+                                 "Publish JSON lines (one message per line) to the embedded queue.\n"
+                                 "Each line must be a JSON object. Lines that are not, or that lack the key\n"
+                                 "fields, or are too large, are parked in the terminal queue with the reason,\n"
+                                 "and the command exits 1. Example:\n"
+                                 "  echo '{\"payment_id\":\"P1\",\"amount\":199}' | idem publish --queue q.db --topic pay --key-fields payment_id");
+  cmd->add_option("--queue", args->queue, "Queue file (created if missing)")->required();
+  cmd->add_option("--topic", args->topic, "Topic of every message; consumers route on it")->required();
+  cmd->add_option("--input", args->input, "File of JSON lines; '-' reads stdin")->capture_default_str();
+  auto* kf = cmd->add_option("--key-fields", args->key_fields,
+                             "Payload fields that form the business key, e.g. payment_id,scene")
+                 ->delimiter(',');
+  cmd->add_option("--key", args->key, "A fixed business key for every line (for a single message)")->excludes(kf);
+  cmd->add_option("--max-payload-bytes", args->max_payload_bytes, "Larger lines are parked")->capture_default_str();
+  cmd->add_option("--delay-ms", args->delay_ms, "Deliver no earlier than this many ms from now")->capture_default_str();
+  cmd->add_flag("--quiet", args->quiet, "Print nothing on success");
+  cmd->callback([args] { Run(*args); });
+}
+
+}  // namespace idem::cli

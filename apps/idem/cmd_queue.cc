@@ -1,0 +1,36 @@
+// idem queue stats: how much is ready, delayed, in flight and dead.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli_util.h"
+
+namespace idem::cli {
+
+void AddQueueCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("queue", "Inspect the embedded queue");
+  cmd->require_subcommand(1);
+  auto path = std::make_shared<std::string>();
+  auto json_out = std::make_shared<bool>(false);
+  auto* stats = cmd->add_subcommand("stats", "Counts of ready, delayed, in-flight and dead messages");
+  stats->add_option("--queue", *path, "Queue file")->required();
+  stats->add_flag("--json", *json_out, "Print one JSON object");
+  stats->callback([path, json_out] {
+    auto q = OpenQueueOrDie(*path);
+    auto s = q->Stats();
+    if (!s.ok()) throw CliError("cannot read queue stats: " + s.status().ToString());
+    if (*json_out) {
+      nlohmann::json j{{"ready", s->ready}, {"delayed", s->delayed}, {"in_flight", s->in_flight},
+                       {"dead", s->dead}, {"oldest_dead_ms", s->oldest_dead_ms}};
+      std::cout << j.dump() << "\n";
+      return;
+    }
+    std::cout << "ready      " << s->ready << "\n"
+              << "delayed    " << s->delayed << "\n"
+              << "in flight  " << s->in_flight << "\n"
+              << "dead       " << s->dead;
+    if (s->dead) std::cout << "   (oldest failed " << FormatTimeMs(s->oldest_dead_ms) << "; see: idem dlq list --queue " << *path << ")";
+    std::cout << "\n";
+  });
+}
+
+}  // namespace idem::cli

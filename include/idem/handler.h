@@ -1,0 +1,75 @@
+// Handlers: the business code that runs inside the guard's transaction.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "idem/env.h"
+#include "idem/message.h"
+#include "idem/sql.h"
+
+namespace idem {
+
+// What a handler reports. A handler may also throw: RetryableError and
+// PermanentError map to those outcomes; any other exception is treated as
+// retryable (it may be a glitch), so it walks the retry ladder and is parked in
+// the terminal queue after the last attempt rather than looping forever.
+struct HandlerResult {
+  enum class Outcome { kOk, kRetryable, kPermanent };
+  Outcome outcome = Outcome::kOk;
+  std::string reason;   // why it failed; stored in the record and the terminal queue
+  std::string summary;  // short result summary stored in the record on success
+
+  static HandlerResult Ok(std::string summary = {}) { return {Outcome::kOk, {}, std::move(summary)}; }
+  static HandlerResult Retryable(std::string reason) { return {Outcome::kRetryable, std::move(reason), {}}; }
+  static HandlerResult Permanent(std::string reason) { return {Outcome::kPermanent, std::move(reason), {}}; }
+};
+
+struct RetryableError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct PermanentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Everything a handler gets for one message.
+struct HandlerContext {
+  const Message& message;
+  // The idempotency key (group-independent). Pass it downstream, e.g. as an
+  // `Idempotency-Key` header on a bank call, so the callee deduplicates too (SPEC R-C7).
+  const std::string& idempotency_key;
+  // The store transaction the consumption record commits in. Effects written
+  // here commit or roll back together with the record (SPEC R-C2). Do not commit it.
+  SqlTx& tx;
+  Env& env;
+};
+
+using HandlerFn = std::function<HandlerResult(HandlerContext&)>;
+
+// How the idempotency key is derived from a message (SPEC R-B1, R-B3, R-B4).
+//
+// With `fields` set, the key is `prefix` followed by the named top-level JSON
+// fields of the payload, joined by ':' (a ':' or '\' inside a value is escaped
+// with '\'). Without `fields`, the producer's business key (Message::key) is used.
+// If that is empty too, the message is a permanent error "no idempotency key"
+// unless `allow_broker_id` is set, in which case the broker message id is used
+// (protects only against redelivery of the same copy, not producer resends).
+struct KeySpec {
+  std::vector<std::string> fields;  // e.g. {"payment_id", "scene"}; default: none
+  std::string prefix;               // default: the handler's topic, so pay and refund never share a key
+  bool allow_broker_id = false;     // default false: refuse messages without a business key
+};
+
+struct HandlerSpec {
+  std::string topic;  // messages with this topic go to this handler
+  KeySpec key;
+  HandlerFn fn;
+  // Fields hashed for the payload fingerprint (SPEC R-B5). Default: the whole
+  // payload, JSON-canonicalised (key order and whitespace do not matter).
+  std::vector<std::string> fingerprint_fields;
+};
+
+}  // namespace idem

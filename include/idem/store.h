@@ -1,0 +1,107 @@
+// Store: the database that holds consumption records and the business data.
+//
+// One StoreTx is one local transaction. The pipeline claims the records of a
+// whole batch, runs each handler under its own savepoint, completes the records
+// and commits — so records and effects commit together (SPEC R-C2).
+//
+// Every backend (SQLite, PostgreSQL, …) passes the same conformance suite.
+// Thread safety: a Store may be shared by threads only if its backend says so;
+// a StoreTx belongs to one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "idem/env.h"
+#include "idem/record.h"
+#include "idem/sql.h"
+#include "idem/status.h"
+
+namespace idem {
+
+struct ClaimRequest {
+  std::string key;
+  std::string fingerprint;
+  std::string message_id;
+};
+
+// What Claim found for one key.
+struct ClaimResult {
+  bool inserted = false;  // true: a new PROCESSING record was created for this transaction
+  Record existing;        // when !inserted: the record as it was (unchanged by Claim)
+};
+
+class StoreTx : public SqlTx {
+ public:
+  // Inserts a PROCESSING record with the given lease for every key that has none,
+  // and reads the record of every key that has one, in as few statements as the
+  // engine allows. Existing records are not modified. Results are in request order.
+  // REQUIRES: keys within one call are distinct.
+  virtual Result<std::vector<ClaimResult>> Claim(std::string_view group,
+                                                 std::span<const ClaimRequest> requests,
+                                                 int64_t now_ms, int64_t lease_until_ms) = 0;
+
+  // Takes over an existing record (RELEASED, FAILED on replay, or PROCESSING with
+  // an expired lease): it becomes PROCESSING with the new lease and message id.
+  virtual Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
+                          int64_t lease_until_ms) = 0;
+
+  // Records the end of one handler execution: status SUCCEEDED, FAILED or
+  // RELEASED, attempts incremented, error or summary stored.
+  virtual Status Complete(std::string_view group, std::string_view key, RecordStatus status,
+                          std::string_view error, std::string_view summary, int64_t now_ms) = 0;
+
+  // Counts a duplicate copy and refreshes last_seen.
+  virtual Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) = 0;
+
+  // Commits. On success the transaction is over. A Status with IsInDoubt() means
+  // the outcome is unknown: re-read the records (Store::ReadRecord) before acting.
+  virtual Status Commit() = 0;
+  // Rolls back (also done by the destructor if neither was called).
+  virtual void Rollback() = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Starts a write transaction.
+  virtual Result<std::unique_ptr<StoreTx>> Begin() = 0;
+
+  // Reads one record outside any transaction (used to resolve an in-doubt commit).
+  virtual Result<std::optional<Record>> ReadRecord(std::string_view group, std::string_view key) = 0;
+
+  // Deletes records last seen before `older_than_ms`, at most `max_rows` of them.
+  // Returns how many were deleted (SPEC R-I3; the sweeper calls this in a loop).
+  virtual Result<int64_t> SweepRecords(int64_t older_than_ms, int64_t max_rows) = 0;
+
+  // Runs `sql` (DDL for business tables, e.g. the payments schema) in its own transaction.
+  virtual Status ExecScript(std::string_view sql) = 0;
+
+  virtual std::string_view Dialect() const = 0;
+};
+
+struct SqliteStoreOptions {
+  // synchronous=FULL survives power loss; NORMAL survives a process crash but may
+  // lose the last transactions on power loss. Default: true (FULL).
+  bool durable_against_power_loss = true;
+  // How long a writer waits for another process's lock before giving up with a
+  // retryable Busy status. Default 10 s.
+  int busy_timeout_ms = 10'000;
+};
+
+// Opens (creating if needed) a SQLite store. `path` ":memory:" gives a private
+// in-memory database (used by the simulator).
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, const SqliteStoreOptions& options,
+                                               Env* env);
+
+// Opens a store from a URL: "sqlite:PATH", "sqlite://PATH" or a bare path.
+// Other schemes are added by their backends (postgresql://…).
+Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env);
+
+}  // namespace idem

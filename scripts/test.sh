@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, builds, starts the test servers
+# on 127.0.0.1 (private ports and folders), runs ctest, stops the servers.
+# Extra arguments go to ctest, e.g.  scripts/test.sh -L unit
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/build.sh
+
+servers=()
+for s in scripts/servers/*.sh; do [ -e "$s" ] && servers+=("$s"); done
+stop_servers() { for s in "${servers[@]}"; do "$s" stop || true; done; }
+trap stop_servers EXIT
+for s in "${servers[@]}"; do "$s" start; done
+[ -f build/test-servers.env ] && set -a && . build/test-servers.env && set +a
+
+cd build
+ctest --output-on-failure -j "$(nproc)" --timeout 600 "$@"

@@ -1,0 +1,39 @@
+// The real Env: the OS clock, nanosleep and a per-thread random generator.
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "idem/env.h"
+
+namespace idem {
+namespace {
+
+class PosixEnv final : public Env {
+ public:
+  int64_t NowMs() override {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  int64_t MonotonicMicros() override {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  void SleepMs(int64_t ms) override {
+    if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  }
+  uint64_t Random64() override {
+    thread_local std::mt19937_64 gen{std::random_device{}()};
+    return gen();
+  }
+};
+
+}  // namespace
+
+Env* Env::Default() {
+  static PosixEnv* env = new PosixEnv();  // never destroyed: usable during static teardown
+  return env;
+}
+
+}  // namespace idem

@@ -1,0 +1,327 @@
+// The batch pipeline. See include/idem/pipeline.h for the contract.
+//
+// One batch goes through four steps:
+//   1. plan without the database: payload limit, handler lookup, key and
+//      fingerprint, in-batch dedup. Bad input is parked here with its reason.
+//   2. one transaction: claim every key at once, decide DUPLICATE / CONFLICT /
+//      IN_FLIGHT from the existing records, run the rest each under a savepoint.
+//   3. commit; an in-doubt commit is resolved by re-reading a record (SPEC R-C6).
+//   4. settle everything with the source in one call, then log the decisions.
+#include "idem/pipeline.h"
+
+#include <unordered_map>
+
+#include "core/batch_item.h"
+#include "core/key.h"
+#include "core/run_handler.h"
+
+namespace idem {
+
+class Pipeline::Impl {
+ public:
+  Impl(Source* source, Store* store, Env* env, PipelineOptions options)
+      : source_(source), store_(store), env_(env), opt_(std::move(options)) {}
+
+  Status Register(HandlerSpec spec) {
+    if (spec.topic.empty()) return Status::InvalidArgument("a handler needs a topic");
+    if (!spec.fn) return Status::InvalidArgument("the handler for topic '" + spec.topic + "' has no function");
+    if (std::string why = opt_.retry.Validate(); !why.empty())
+      return Status::InvalidArgument("retry policy: " + why);
+    if (handlers_.count(spec.topic))
+      return Status::InvalidArgument("topic '" + spec.topic + "' already has a handler");
+    std::string topic = spec.topic;
+    handlers_.emplace(std::move(topic), std::move(spec));
+    return Status::OK();
+  }
+
+  BatchReport RunOnce();
+  DecisionSink sink_;
+  DecisionCounters counters_;
+
+ private:
+  void Plan(std::vector<BatchItem>& items);
+  Status Transact(std::vector<BatchItem>& items);
+  Status ResolveInDoubt(std::vector<BatchItem>& items);
+  void ReleaseUndecided(std::vector<BatchItem>& items, const std::string& reason);
+  void Settle(std::vector<BatchItem>& items, BatchReport* report);
+  int64_t Backoff();
+
+  Source* source_;
+  Store* store_;
+  Env* env_;
+  PipelineOptions opt_;
+  std::unordered_map<std::string, HandlerSpec> handlers_;
+  int64_t unavailable_backoff_ms_ = 0;
+};
+
+void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
+  std::unordered_map<std::string_view, size_t> first_with_key;
+  for (size_t i = 0; i < items.size(); ++i) {
+    BatchItem& it = items[i];
+    const Message& m = *it.msg;
+    it.decided_without_db = true;  // until it is planned to run
+    if (m.payload.size() > opt_.max_payload_bytes) {
+      it.Park("payload is " + std::to_string(m.payload.size()) + " bytes, over the limit of " +
+              std::to_string(opt_.max_payload_bytes) + " (max_payload_bytes)");
+      continue;
+    }
+    auto h = handlers_.find(m.topic);
+    if (h == handlers_.end()) {
+      if (opt_.park_unknown_topics) it.Park("no handler is registered for topic '" + m.topic + "'");
+      else it.Release("no handler for topic '" + m.topic + "'", opt_.retry.DelayAfter(1));
+      continue;
+    }
+    it.spec = &h->second;
+    auto id = DeriveIdentity(m, *it.spec);
+    if (!id.ok()) {
+      it.Park(id.status().message());
+      continue;
+    }
+    it.key = std::move(id->key);
+    it.fingerprint = std::move(id->fingerprint);
+    it.plan = BatchItem::Plan::kRun;
+    it.decided_without_db = false;
+    if (!opt_.protection) continue;  // the naive path: every copy runs
+    auto [pos, inserted] = first_with_key.emplace(it.key, i);
+    if (inserted) continue;
+    BatchItem& primary = items[pos->second];
+    if (primary.fingerprint == it.fingerprint) {
+      it.plan = BatchItem::Plan::kCopyOf;
+      it.primary = pos->second;
+    } else {
+      it.Conflict("same key as message " + primary.msg->id + " in this batch with a different payload");
+      it.decided_without_db = true;
+    }
+  }
+}
+
+Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
+  std::vector<size_t> runnable;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (items[i].plan == BatchItem::Plan::kRun) runnable.push_back(i);
+  if (runnable.empty()) return Status::OK();
+
+  auto tx_or = store_->Begin();
+  if (!tx_or.ok()) return tx_or.status();
+  StoreTx& tx = **tx_or;
+  const int64_t now = env_->NowMs();
+  const int64_t lease_until = now + opt_.lease_ms;
+
+  if (opt_.protection) {
+    std::vector<ClaimRequest> reqs;
+    reqs.reserve(runnable.size());
+    for (size_t i : runnable) reqs.push_back({items[i].key, items[i].fingerprint, items[i].msg->id});
+    auto claims = tx.Claim(opt_.consumer_group, reqs, now, lease_until);
+    if (!claims.ok()) return claims.status();
+    for (size_t j = 0; j < runnable.size(); ++j) {
+      BatchItem& it = items[runnable[j]];
+      const ClaimResult& c = (*claims)[j];
+      if (c.inserted) {
+        it.attempt = 1;
+        continue;
+      }
+      const Record& r = c.existing;
+      it.attempt = r.attempts + 1;
+      if (r.fingerprint != it.fingerprint) {
+        it.Conflict("key already recorded by message " + r.message_id + " with a different payload (fingerprint " +
+                    r.fingerprint.substr(0, 12) + " vs " + it.fingerprint.substr(0, 12) + ")");
+        continue;
+      }
+      bool take_over = false;
+      switch (r.status) {
+        case RecordStatus::kSucceeded:
+          it.Duplicate("already applied");
+          IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
+          break;
+        case RecordStatus::kFailed:
+          if (it.msg->headers.count(kReplayHeader)) {
+            take_over = true;
+          } else {
+            it.Duplicate("already parked after a permanent failure: " + r.last_error);
+            IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
+          }
+          break;
+        case RecordStatus::kReleased:
+          take_over = true;
+          break;
+        case RecordStatus::kProcessing:
+          if (r.lease_until_ms > now) {
+            it.InFlight("claimed by message " + r.message_id + " until its lease ends", r.lease_until_ms - now);
+          } else {
+            take_over = true;  // the claimant crashed; its lease is over
+          }
+          break;
+      }
+      if (take_over) IDEM_RETURN_IF_ERROR(tx.TakeOver(opt_.consumer_group, reqs[j], now, lease_until));
+    }
+  }
+
+  for (size_t i : runnable) {
+    BatchItem& it = items[i];
+    if (it.plan != BatchItem::Plan::kRun) continue;
+    if (!opt_.protection) it.attempt = it.msg->attempt;  // no record: the broker's count is all there is
+    IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_.retry));
+    RecordStatus final_status = RecordStatus::kSucceeded;
+    if (it.plan == BatchItem::Plan::kRetry) {
+      if (it.attempt >= opt_.retry.max_attempts) {
+        it.Park("gave up after " + std::to_string(it.attempt) + " attempts: " + it.reason);
+      } else {
+        final_status = RecordStatus::kReleased;
+        it.delay_ms = opt_.retry.DelayAfter(it.attempt);
+      }
+    }
+    if (it.plan == BatchItem::Plan::kPark) final_status = RecordStatus::kFailed;
+    it.expected_status = final_status;
+    if (opt_.protection)
+      IDEM_RETURN_IF_ERROR(
+          tx.Complete(opt_.consumer_group, it.key, final_status, it.reason, it.summary, env_->NowMs()));
+  }
+
+  Status s = tx.Commit();
+  if (s.IsInDoubt()) return ResolveInDoubt(items);
+  return s;
+}
+
+// The COMMIT was sent and the answer lost. The records say what happened: the
+// first record this batch changed shows our attempt count and status only if
+// the commit landed (the whole batch commits or nothing does).
+Status Pipeline::Impl::ResolveInDoubt(std::vector<BatchItem>& items) {
+  for (BatchItem& it : items) {
+    if (!it.ran) continue;
+    auto rec = store_->ReadRecord(opt_.consumer_group, it.key);
+    if (!rec.ok()) return Status::InDoubt("commit outcome unknown and the record cannot be read: " +
+                                          rec.status().message());
+    bool landed = rec->has_value() && (*rec)->attempts == it.attempt && (*rec)->status == it.expected_status &&
+                  (*rec)->message_id == it.msg->id;
+    if (landed) return Status::OK();
+    return Status::Retryable("the commit did not land (record re-read after a lost COMMIT answer)");
+  }
+  return Status::OK();
+}
+
+void Pipeline::Impl::ReleaseUndecided(std::vector<BatchItem>& items, const std::string& reason) {
+  const int64_t delay = Backoff();
+  for (BatchItem& it : items) {
+    if (it.decided_without_db || it.plan == BatchItem::Plan::kCopyOf) continue;  // copies follow their primary
+    it.Release(reason, delay);
+  }
+}
+
+int64_t Pipeline::Impl::Backoff() {
+  unavailable_backoff_ms_ = unavailable_backoff_ms_ == 0
+                                ? opt_.unavailable_backoff_min_ms
+                                : std::min(unavailable_backoff_ms_ * 2, opt_.unavailable_backoff_max_ms);
+  return unavailable_backoff_ms_;
+}
+
+void Pipeline::Impl::Settle(std::vector<BatchItem>& items, BatchReport* report) {
+  std::vector<Settlement> settlements;
+  settlements.reserve(items.size());
+  for (BatchItem& it : items) {
+    if (it.plan == BatchItem::Plan::kCopyOf) {
+      const BatchItem& p = items[it.primary];
+      // A copy may only be acknowledged once its primary's fate is durable.
+      if (p.plan == BatchItem::Plan::kRelease || p.plan == BatchItem::Plan::kInFlight)
+        it.Release(p.reason, p.delay_ms);
+      else it.Duplicate("copy of message " + p.msg->id + " in the same batch");
+    }
+    Settlement s;
+    s.message = it.msg;
+    s.reason = it.reason;
+    s.delay_ms = it.delay_ms;
+    switch (it.plan) {
+      case BatchItem::Plan::kRun:
+      case BatchItem::Plan::kDuplicate:
+        s.kind = Settlement::Kind::kAck;
+        break;
+      case BatchItem::Plan::kRetry:
+        s.kind = Settlement::Kind::kRetry;
+        break;
+      case BatchItem::Plan::kPark:
+      case BatchItem::Plan::kConflict:
+        s.kind = Settlement::Kind::kPark;
+        break;
+      case BatchItem::Plan::kRelease:
+      case BatchItem::Plan::kInFlight:
+      case BatchItem::Plan::kCopyOf:
+        s.kind = Settlement::Kind::kRelease;
+        break;
+    }
+    settlements.push_back(std::move(s));
+  }
+  Status s = source_->Settle(settlements);
+  if (!s.ok()) report->status = s;
+
+  const int64_t now = env_->NowMs();
+  const int64_t end_us = env_->MonotonicMicros();
+  for (BatchItem& it : items) {
+    Decision d = it.ToDecision(opt_.consumer_group, opt_.retry);
+    d.at_ms = now;
+    d.latency_us = end_us - it.polled_at_us;
+    counters_.Count(d.kind);
+    switch (d.kind) {
+      case DecisionKind::kFirst: report->first++; break;
+      case DecisionKind::kDuplicate: report->duplicate++; break;
+      case DecisionKind::kConflict: report->conflict++; break;
+      case DecisionKind::kRetry: report->retried++; break;
+      case DecisionKind::kParked: report->parked++; break;
+      case DecisionKind::kReleased: report->released++; break;
+      case DecisionKind::kInFlight: report->in_flight++; break;
+    }
+    if (sink_) sink_(d);
+  }
+}
+
+BatchReport Pipeline::Impl::RunOnce() {
+  BatchReport report;
+  auto polled = source_->Poll(opt_.batch_size, opt_.max_linger_ms);
+  if (!polled.ok()) {
+    report.status = polled.status();
+    env_->SleepMs(Backoff());
+    return report;
+  }
+  std::vector<Message>& msgs = *polled;
+  report.polled = msgs.size();
+  if (msgs.empty()) return report;
+  counters_.batches++;
+  counters_.received += static_cast<int64_t>(msgs.size());
+
+  const int64_t t0 = env_->MonotonicMicros();
+  std::vector<BatchItem> items(msgs.size());
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    items[i].msg = &msgs[i];
+    items[i].polled_at_us = t0;
+  }
+  Plan(items);
+  Status s = Transact(items);
+  if (!s.ok()) {
+    counters_.commit_failures++;
+    // Nothing was decided for good: give the messages back, held back by a growing
+    // delay so an outage does not turn into a hot loop (SPEC R-F3).
+    ReleaseUndecided(items, "store: " + s.ToString());
+    report.status = s;
+  } else {
+    unavailable_backoff_ms_ = 0;
+  }
+  Settle(items, &report);
+  return report;
+}
+
+Pipeline::Pipeline(Source* source, Store* store, Env* env, PipelineOptions options)
+    : impl_(std::make_unique<Impl>(source, store, env, std::move(options))) {}
+Pipeline::~Pipeline() = default;
+
+Status Pipeline::Register(HandlerSpec spec) { return impl_->Register(std::move(spec)); }
+void Pipeline::SetDecisionSink(DecisionSink sink) { impl_->sink_ = std::move(sink); }
+BatchReport Pipeline::RunOnce() { return impl_->RunOnce(); }
+const DecisionCounters& Pipeline::counters() const { return impl_->counters_; }
+
+Status Pipeline::Run(const std::function<bool()>& should_stop, bool until_idle) {
+  while (!should_stop || !should_stop()) {
+    BatchReport r = RunOnce();
+    if (until_idle && r.polled == 0 && r.status.ok()) return Status::OK();
+  }
+  return Status::OK();
+}
+
+}  // namespace idem

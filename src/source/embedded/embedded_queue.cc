@@ -1,0 +1,353 @@
+// The embedded durable queue: one SQLite file, one table.
+//
+// A row is ready when state = 0 and visible_at_ms <= now. Poll leases rows by
+// pushing visible_at_ms forward by the visibility timeout and stamping a random
+// lease token; the receipt is "row:token". Settling checks the token, so a
+// consumer whose lease ran out (and whose message went to someone else) cannot
+// move the message under the new holder's feet; its ack still deletes the row,
+// which is safe because the effect is committed and the guard absorbs the copy.
+#include "idem/embedded_queue.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "store/sqlite/sqlite_db.h"
+
+namespace idem {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS idem_queue (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  msg_id          TEXT NOT NULL,
+  topic           TEXT NOT NULL,
+  key             BLOB NOT NULL DEFAULT x'',
+  headers         TEXT NOT NULL DEFAULT '{}',
+  payload         BLOB NOT NULL,
+  state           INTEGER NOT NULL DEFAULT 0,   -- 0 queued, 1 dead (terminal queue)
+  visible_at_ms   INTEGER NOT NULL,
+  lease_token     INTEGER NOT NULL DEFAULT 0,   -- non-zero while leased to a consumer
+  deliveries      INTEGER NOT NULL DEFAULT 0,
+  attempt         INTEGER NOT NULL DEFAULT 1,
+  published_at_ms INTEGER NOT NULL,
+  first_failed_ms INTEGER NOT NULL DEFAULT 0,
+  last_failed_ms  INTEGER NOT NULL DEFAULT 0,
+  reason          TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS idem_queue_ready ON idem_queue (state, visible_at_ms, id);
+CREATE TABLE IF NOT EXISTS idem_queue_audit (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  at_ms       INTEGER NOT NULL,
+  actor       TEXT NOT NULL,
+  action      TEXT NOT NULL,
+  message_row INTEGER NOT NULL,
+  msg_id      TEXT NOT NULL,
+  detail      TEXT NOT NULL
+);
+)sql";
+
+constexpr const char* kMessageColumns =
+    "id, msg_id, topic, key, headers, payload, deliveries, attempt, published_at_ms";
+
+std::string HeadersToJson(const std::map<std::string, std::string>& headers) {
+  json j = json::object();
+  for (const auto& [k, v] : headers) j[k] = v;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::map<std::string, std::string> HeadersFromJson(const std::string& text) {
+  std::map<std::string, std::string> out;
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return out;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    out[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+  return out;
+}
+
+// Row layout: kMessageColumns.
+Message MessageFromRow(const Row& row) {
+  Message m;
+  m.id = AsText(row[1]);
+  m.topic = AsText(row[2]);
+  m.key = AsText(row[3]);
+  m.headers = HeadersFromJson(AsText(row[4]));
+  m.payload = AsText(row[5]);
+  m.delivery_count = static_cast<int>(AsInt(row[6]));
+  m.redelivered = m.delivery_count > 1;
+  m.attempt = static_cast<int>(AsInt(row[7]));
+  m.published_at_ms = AsInt(row[8]);
+  return m;
+}
+
+bool ParseReceipt(const std::string& receipt, int64_t* row, int64_t* token) {
+  long long r = 0, t = 0;
+  if (std::sscanf(receipt.c_str(), "%lld:%lld", &r, &t) != 2) return false;
+  *row = r;
+  *token = t;
+  return true;
+}
+
+class EmbeddedQueueImpl final : public EmbeddedQueue {
+ public:
+  EmbeddedQueueImpl(std::unique_ptr<sqlite::Db> db, EmbeddedQueueOptions options, Env* env)
+      : db_(std::move(db)), opt_(std::move(options)), env_(env) {
+    json topics = json::array();
+    for (const auto& t : opt_.topics) topics.push_back(t);
+    topics_json_ = topics.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+
+  Status Init() {
+    IDEM_RETURN_IF_ERROR(db_->Begin());
+    Status s = db_->ExecScript(kSchema);
+    if (!s.ok()) {
+      db_->Rollback();
+      return s;
+    }
+    return db_->Commit();
+  }
+
+  std::string NewMessageId() {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "m-%016" PRIx64 "%08" PRIx32, env_->Random64(),
+                  static_cast<uint32_t>(env_->Random64()));
+    return buf;
+  }
+
+  Result<int64_t> Insert(const Message& m, int64_t delay_ms, int state, const std::string& reason,
+                         std::string* id_out) {
+    const int64_t now = env_->NowMs();
+    std::string id = m.id.empty() ? NewMessageId() : m.id;
+    auto n = db_->Exec(
+        "INSERT INTO idem_queue (msg_id, topic, key, headers, payload, state, visible_at_ms, attempt, "
+        "published_at_ms, first_failed_ms, last_failed_ms, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        {id, m.topic, Blob{m.key}, HeadersToJson(m.headers), Blob{m.payload}, int64_t{state}, now + delay_ms,
+         int64_t{m.attempt < 1 ? 1 : m.attempt}, m.published_at_ms ? m.published_at_ms : now,
+         state ? now : 0, state ? now : 0, reason});
+    if (!n.ok()) return n.status();
+    if (id_out) *id_out = id;
+    return static_cast<int64_t>(sqlite3_last_insert_rowid(db_->raw()));
+  }
+
+  Result<std::string> Publish(const Message& m, int64_t delay_ms) override {
+    std::string id;
+    auto row = Insert(m, delay_ms, 0, "", &id);
+    if (!row.ok()) return row.status();
+    return id;
+  }
+
+  Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override {
+    IDEM_RETURN_IF_ERROR(db_->Begin());
+    for (Message& m : messages) {
+      auto row = Insert(m, delay_ms, 0, "", &m.id);
+      if (!row.ok()) {
+        db_->Rollback();
+        return row.status();
+      }
+    }
+    Status s = db_->Commit();
+    if (!s.ok()) db_->Rollback();
+    return s;
+  }
+
+  Result<int64_t> ParkRejected(const Message& m, const std::string& reason) override {
+    return Insert(m, 0, 1, reason, nullptr);
+  }
+
+  Result<std::vector<Message>> PollOnce(size_t max) {
+    const int64_t now = env_->NowMs();
+    const int64_t token = static_cast<int64_t>(env_->Random64() >> 2) + 1;  // never 0
+    std::string sql =
+        std::string("UPDATE idem_queue SET visible_at_ms = ?, lease_token = ?, deliveries = deliveries + 1 "
+                    "WHERE id IN (SELECT id FROM idem_queue WHERE state = 0 AND visible_at_ms <= ?") +
+        (opt_.topics.empty() ? "" : " AND topic IN (SELECT value FROM json_each(?))") +
+        " ORDER BY visible_at_ms, id LIMIT ?) RETURNING " + kMessageColumns;
+    std::vector<Value> params{now + opt_.visibility_timeout_ms, token, now};
+    if (!opt_.topics.empty()) params.emplace_back(topics_json_);
+    params.emplace_back(static_cast<int64_t>(max));
+    auto rows = db_->Query(sql, params);
+    if (!rows.ok()) return rows.status();
+    std::sort(rows->begin(), rows->end(), [](const Row& a, const Row& b) { return AsInt(a[0]) < AsInt(b[0]); });
+    std::vector<Message> out;
+    out.reserve(rows->size());
+    for (const Row& row : *rows) {
+      Message m = MessageFromRow(row);
+      m.received_at_ms = now;
+      m.receipt = std::to_string(AsInt(row[0])) + ":" + std::to_string(token);
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
+
+  Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override {
+    int64_t waited = 0;
+    for (;;) {
+      auto got = PollOnce(max_messages);
+      if (!got.ok() || !got->empty() || waited >= max_wait_ms) return got;
+      const int64_t step = std::min(opt_.poll_interval_ms, max_wait_ms - waited);
+      env_->SleepMs(step);
+      waited += step;
+    }
+  }
+
+  Status SettleOne(const Settlement& s, int64_t now) {
+    int64_t row = 0, token = 0;
+    if (!s.message || !ParseReceipt(s.message->receipt, &row, &token))
+      return Status::InvalidArgument("settlement for a message this queue did not hand out");
+    switch (s.kind) {
+      case Settlement::Kind::kAck:
+        return db_->Exec("DELETE FROM idem_queue WHERE id = ? AND state = 0", {row}).status();
+      case Settlement::Kind::kRetry:
+        return db_
+            ->Exec("UPDATE idem_queue SET visible_at_ms = ?, lease_token = 0, attempt = attempt + 1, "
+                   "first_failed_ms = CASE first_failed_ms WHEN 0 THEN ? ELSE first_failed_ms END, "
+                   "last_failed_ms = ?, reason = ? WHERE id = ? AND lease_token = ?",
+                   {now + s.delay_ms, now, now, s.reason, row, token})
+            .status();
+      case Settlement::Kind::kPark:
+        return db_
+            ->Exec("UPDATE idem_queue SET state = 1, lease_token = 0, "
+                   "first_failed_ms = CASE first_failed_ms WHEN 0 THEN ? ELSE first_failed_ms END, "
+                   "last_failed_ms = ?, reason = ? WHERE id = ? AND lease_token = ?",
+                   {now, now, s.reason, row, token})
+            .status();
+      case Settlement::Kind::kRelease:
+        return db_
+            ->Exec("UPDATE idem_queue SET visible_at_ms = ?, lease_token = 0 WHERE id = ? AND lease_token = ?",
+                   {now + s.delay_ms, row, token})
+            .status();
+    }
+    return Status::OK();
+  }
+
+  Status Settle(const std::vector<Settlement>& settlements) override {
+    if (settlements.empty()) return Status::OK();
+    const int64_t now = env_->NowMs();
+    IDEM_RETURN_IF_ERROR(db_->Begin());
+    for (const Settlement& s : settlements) {
+      Status st = SettleOne(s, now);
+      if (!st.ok()) {
+        db_->Rollback();
+        return st;
+      }
+    }
+    Status st = db_->Commit();
+    if (!st.ok()) db_->Rollback();
+    return st;
+  }
+
+  Result<QueueStats> Stats() override {
+    const int64_t now = env_->NowMs();
+    auto rows = db_->Query(
+        "SELECT "
+        "COALESCE(SUM(state = 0 AND visible_at_ms <= ?), 0), "
+        "COALESCE(SUM(state = 0 AND visible_at_ms > ? AND lease_token = 0), 0), "
+        "COALESCE(SUM(state = 0 AND visible_at_ms > ? AND lease_token <> 0), 0), "
+        "COALESCE(SUM(state = 1), 0), "
+        "COALESCE(MIN(CASE WHEN state = 1 THEN last_failed_ms END), 0) FROM idem_queue",
+        {now, now, now});
+    if (!rows.ok()) return rows.status();
+    const Row& r = (*rows)[0];
+    return QueueStats{AsInt(r[0]), AsInt(r[1]), AsInt(r[2]), AsInt(r[3]), AsInt(r[4])};
+  }
+
+  static DeadLetter DeadFromRow(const Row& row) {
+    DeadLetter d;
+    d.id = AsInt(row[0]);
+    d.message = MessageFromRow(row);
+    d.attempts = static_cast<int>(AsInt(row[7]));
+    d.reason = AsText(row[9]);
+    d.first_failed_ms = AsInt(row[10]);
+    d.last_failed_ms = AsInt(row[11]);
+    return d;
+  }
+
+  Result<std::vector<DeadLetter>> ListDead(size_t limit, int64_t after_id) override {
+    auto rows = db_->Query(std::string("SELECT ") + kMessageColumns +
+                               ", reason, first_failed_ms, last_failed_ms FROM idem_queue "
+                               "WHERE state = 1 AND id > ? ORDER BY id LIMIT ?",
+                           {after_id, static_cast<int64_t>(limit)});
+    if (!rows.ok()) return rows.status();
+    std::vector<DeadLetter> out;
+    for (const Row& row : *rows) out.push_back(DeadFromRow(row));
+    return out;
+  }
+
+  Result<std::optional<DeadLetter>> GetDead(int64_t id) override {
+    auto rows = db_->Query(std::string("SELECT ") + kMessageColumns +
+                               ", reason, first_failed_ms, last_failed_ms FROM idem_queue "
+                               "WHERE state = 1 AND id = ?",
+                           {id});
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) return std::optional<DeadLetter>();
+    return std::optional<DeadLetter>(DeadFromRow((*rows)[0]));
+  }
+
+  Result<int64_t> ReplayDead(const std::vector<int64_t>& ids, const std::string& actor) override {
+    return ChangeDead(ids, actor, "replay");
+  }
+  Result<int64_t> PurgeDead(const std::vector<int64_t>& ids, const std::string& actor) override {
+    return ChangeDead(ids, actor, "purge");
+  }
+
+ private:
+  // Replays or purges dead letters in one transaction, writing an audit row for each.
+  Result<int64_t> ChangeDead(const std::vector<int64_t>& ids, const std::string& actor, const std::string& action) {
+    const int64_t now = env_->NowMs();
+    IDEM_RETURN_IF_ERROR(db_->Begin());
+    auto fail = [&](Status s) -> Result<int64_t> {
+      db_->Rollback();
+      return s;
+    };
+    std::vector<int64_t> targets = ids;
+    if (targets.empty()) {
+      auto rows = db_->Query("SELECT id FROM idem_queue WHERE state = 1 ORDER BY id");
+      if (!rows.ok()) return fail(rows.status());
+      for (const Row& r : *rows) targets.push_back(AsInt(r[0]));
+    }
+    int64_t changed = 0;
+    for (int64_t id : targets) {
+      auto audit = db_->Exec(
+          "INSERT INTO idem_queue_audit (at_ms, actor, action, message_row, msg_id, detail) "
+          "SELECT ?, ?, ?, id, msg_id, reason FROM idem_queue WHERE id = ? AND state = 1",
+          {now, actor, action, id});
+      if (!audit.ok()) return fail(audit.status());
+      if (*audit == 0) continue;  // not a dead letter (any more)
+      Result<int64_t> n = action == "replay"
+                              ? db_->Exec("UPDATE idem_queue SET state = 0, visible_at_ms = ?, lease_token = 0, "
+                                          "attempt = 1, headers = json_set(headers, '$.\"x-idem-replay\"', ?) "
+                                          "WHERE id = ? AND state = 1",
+                                          {now, actor, id})
+                              : db_->Exec("DELETE FROM idem_queue WHERE id = ? AND state = 1", {id});
+      if (!n.ok()) return fail(n.status());
+      changed += *n;
+    }
+    Status s = db_->Commit();
+    if (!s.ok()) return fail(s);
+    return changed;
+  }
+
+  std::unique_ptr<sqlite::Db> db_;
+  EmbeddedQueueOptions opt_;
+  Env* env_;
+  std::string topics_json_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<EmbeddedQueue>> EmbeddedQueue::Open(const std::string& path,
+                                                           const EmbeddedQueueOptions& options, Env* env) {
+  sqlite::OpenOptions o;
+  o.synchronous_full = options.durable_against_power_loss;
+  o.busy_timeout_ms = options.busy_timeout_ms;
+  auto db = sqlite::Db::Open(path, o);
+  if (!db.ok()) return db.status();
+  auto q = std::make_unique<EmbeddedQueueImpl>(std::move(*db), options, env);
+  IDEM_RETURN_IF_ERROR(q->Init());
+  return std::unique_ptr<EmbeddedQueue>(std::move(q));
+}
+
+}  // namespace idem

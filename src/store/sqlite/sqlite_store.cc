@@ -1,0 +1,229 @@
+// The SQLite store: consumption records and business data in one file.
+//
+// Transactions are BEGIN IMMEDIATE, so a whole batch (claims, handlers,
+// completions) holds the write lock once and pays one fsync at COMMIT.
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/record_row.h"
+#include "idem/store.h"
+#include "store/sqlite/sqlite_db.h"
+
+namespace idem {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS idem_schema (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS idem_records (
+  consumer_group TEXT NOT NULL,
+  key            TEXT NOT NULL,
+  status         TEXT NOT NULL CHECK (status IN ('PROCESSING','SUCCEEDED','FAILED','RELEASED')),
+  fingerprint    TEXT NOT NULL,
+  message_id     TEXT NOT NULL,
+  attempts       INTEGER NOT NULL DEFAULT 0,
+  duplicates     INTEGER NOT NULL DEFAULT 0,
+  lease_until_ms INTEGER NOT NULL,
+  first_seen_ms  INTEGER NOT NULL,
+  last_seen_ms   INTEGER NOT NULL,
+  last_error     TEXT NOT NULL DEFAULT '',
+  result_summary TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (consumer_group, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);
+)sql";
+
+// Column list shared by every record read, matching RecordFromRow.
+#define IDEM_RECORD_COLUMNS                                                                     \
+  "consumer_group, key, status, fingerprint, message_id, attempts, duplicates, lease_until_ms, " \
+  "first_seen_ms, last_seen_ms, last_error, result_summary"
+
+// Keys are validated UTF-8 without control characters (core/key.cc), so they
+// survive a JSON round trip byte for byte.
+std::string JsonArrayOfKeys(std::span<const ClaimRequest> requests) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const ClaimRequest& r : requests) arr.push_back(r.key);
+  return arr.dump();
+}
+
+class SqliteTx final : public StoreTx {
+ public:
+  explicit SqliteTx(sqlite::Db* db) : db_(db) {}
+  ~SqliteTx() override { Rollback(); }
+
+  Result<int64_t> Exec(std::string_view sql, const std::vector<Value>& params) override {
+    return db_->Exec(sql, params);
+  }
+  Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
+    return db_->Query(sql, params);
+  }
+  Status Savepoint(std::string_view name) override {
+    return db_->ExecScript("SAVEPOINT " + std::string(name));
+  }
+  Status RollbackTo(std::string_view name) override {
+    return db_->ExecScript("ROLLBACK TO " + std::string(name));
+  }
+  Status Release(std::string_view name) override { return db_->ExecScript("RELEASE " + std::string(name)); }
+  std::string_view Dialect() const override { return "sqlite"; }
+
+  Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
+                                         int64_t now_ms, int64_t lease_until_ms) override {
+    std::vector<ClaimResult> out(requests.size());
+    // One read for the whole batch: the keys travel as one JSON array parameter.
+    std::string keys = JsonArrayOfKeys(requests);
+    auto rows = db_->Query("SELECT " IDEM_RECORD_COLUMNS
+                           " FROM idem_records WHERE consumer_group = ? AND key IN "
+                           "(SELECT value FROM json_each(?))",
+                           {std::string(group), keys});
+    if (!rows.ok()) return rows.status();
+    std::unordered_map<std::string, Record> found;
+    for (const Row& row : *rows) {
+      Record r = RecordFromRow(row);
+      found.emplace(r.key, std::move(r));
+    }
+    // We hold the write lock (BEGIN IMMEDIATE), so absent keys stay absent until we insert them.
+    for (size_t i = 0; i < requests.size(); ++i) {
+      auto it = found.find(requests[i].key);
+      if (it != found.end()) {
+        out[i].existing = std::move(it->second);
+        continue;
+      }
+      auto n = db_->Exec(
+          "INSERT INTO idem_records (consumer_group, key, status, fingerprint, message_id, attempts, "
+          "lease_until_ms, first_seen_ms, last_seen_ms) VALUES (?, ?, 'PROCESSING', ?, ?, 0, ?, ?, ?)",
+          {std::string(group), requests[i].key, requests[i].fingerprint, requests[i].message_id,
+           lease_until_ms, now_ms, now_ms});
+      if (!n.ok()) return n.status();
+      out[i].inserted = true;
+    }
+    return out;
+  }
+
+  Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
+                  int64_t lease_until_ms) override {
+    auto n = db_->Exec(
+        "UPDATE idem_records SET status = 'PROCESSING', message_id = ?, lease_until_ms = ?, last_seen_ms = ? "
+        "WHERE consumer_group = ? AND key = ?",
+        {req.message_id, lease_until_ms, now_ms, std::string(group), req.key});
+    if (!n.ok()) return n.status();
+    if (*n != 1) return Status::NotFound("record to take over is missing: " + req.key);
+    return Status::OK();
+  }
+
+  Status Complete(std::string_view group, std::string_view key, RecordStatus status, std::string_view error,
+                  std::string_view summary, int64_t now_ms) override {
+    auto n = db_->Exec(
+        "UPDATE idem_records SET status = ?, attempts = attempts + 1, last_error = ?, result_summary = ?, "
+        "lease_until_ms = 0, last_seen_ms = ? WHERE consumer_group = ? AND key = ?",
+        {std::string(RecordStatusName(status)), std::string(error), std::string(summary), now_ms,
+         std::string(group), std::string(key)});
+    if (!n.ok()) return n.status();
+    if (*n != 1) return Status::NotFound("record to complete is missing: " + std::string(key));
+    return Status::OK();
+  }
+
+  Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) override {
+    auto n = db_->Exec(
+        "UPDATE idem_records SET duplicates = duplicates + 1, last_seen_ms = MAX(last_seen_ms, ?) "
+        "WHERE consumer_group = ? AND key = ?",
+        {now_ms, std::string(group), std::string(key)});
+    return n.status();
+  }
+
+  Status Commit() override {
+    Status s = db_->Commit();
+    if (!s.ok()) db_->Rollback();
+    done_ = true;
+    return s;
+  }
+
+  void Rollback() override {
+    if (!done_) db_->Rollback();
+    done_ = true;
+  }
+
+ private:
+  sqlite::Db* db_;
+  bool done_ = false;
+};
+
+class SqliteStore final : public Store {
+ public:
+  explicit SqliteStore(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
+
+  Status Init() {
+    IDEM_RETURN_IF_ERROR(db_->Begin());
+    Status s = db_->ExecScript(kSchema);
+    if (s.ok()) {
+      auto rows = db_->Query("SELECT version FROM idem_schema");
+      if (!rows.ok()) {
+        s = rows.status();
+      } else if (rows->empty()) {
+        s = db_->Exec("INSERT INTO idem_schema (version) VALUES (?)", {int64_t{kSchemaVersion}}).status();
+      } else if (AsInt((*rows)[0][0]) > kSchemaVersion) {
+        s = Status::Permanent("the store was written by a newer idem (schema version " +
+                              std::to_string(AsInt((*rows)[0][0])) + "); upgrade idem to open it");
+      }
+    }
+    if (!s.ok()) {
+      db_->Rollback();
+      return s;
+    }
+    return db_->Commit();
+  }
+
+  Result<std::unique_ptr<StoreTx>> Begin() override {
+    IDEM_RETURN_IF_ERROR(db_->Begin());
+    return std::unique_ptr<StoreTx>(new SqliteTx(db_.get()));
+  }
+
+  Result<std::optional<Record>> ReadRecord(std::string_view group, std::string_view key) override {
+    auto rows = db_->Query("SELECT " IDEM_RECORD_COLUMNS
+                           " FROM idem_records WHERE consumer_group = ? AND key = ?",
+                           {std::string(group), std::string(key)});
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) return std::optional<Record>();
+    return std::optional<Record>(RecordFromRow((*rows)[0]));
+  }
+
+  Result<int64_t> SweepRecords(int64_t older_than_ms, int64_t max_rows) override {
+    // Only finished records are swept; a PROCESSING or RELEASED one still guards work in progress.
+    return db_->Exec(
+        "DELETE FROM idem_records WHERE (consumer_group, key) IN (SELECT consumer_group, key FROM idem_records "
+        "WHERE last_seen_ms < ? AND status IN ('SUCCEEDED','FAILED') LIMIT ?)",
+        {older_than_ms, max_rows});
+  }
+
+  Status ExecScript(std::string_view sql) override {
+    IDEM_RETURN_IF_ERROR(db_->Begin());
+    Status s = db_->ExecScript(sql);
+    if (!s.ok()) {
+      db_->Rollback();
+      return s;
+    }
+    return db_->Commit();
+  }
+
+  std::string_view Dialect() const override { return "sqlite"; }
+
+ private:
+  std::unique_ptr<sqlite::Db> db_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, const SqliteStoreOptions& options,
+                                               Env* /*env*/) {
+  sqlite::OpenOptions o;
+  o.synchronous_full = options.durable_against_power_loss;
+  o.busy_timeout_ms = options.busy_timeout_ms;
+  auto db = sqlite::Db::Open(path, o);
+  if (!db.ok()) return db.status();
+  auto store = std::make_unique<SqliteStore>(std::move(*db));
+  IDEM_RETURN_IF_ERROR(store->Init());
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace idem

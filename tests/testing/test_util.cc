@@ -1,0 +1,90 @@
+#include "testing/test_util.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace idem::testing {
+
+TempDir::TempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "idem-test-XXXXXX").string();
+  char* p = mkdtemp(tmpl.data());
+  if (!p) throw std::runtime_error("mkdtemp failed");
+  path_ = p;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+uint64_t ManualEnv::Random64() {
+  // splitmix64
+  uint64_t z = (rng_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+void CreateEffectTables(Store& store) {
+  Status s = store.ExecScript(
+      "CREATE TABLE IF NOT EXISTS effects (key TEXT NOT NULL, msg_id TEXT NOT NULL, amount INTEGER NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS accounts (user TEXT PRIMARY KEY, balance INTEGER NOT NULL);"
+      "INSERT OR IGNORE INTO accounts (user, balance) VALUES ('u1', 1000000), ('u2', 1000000);");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+}
+
+HandlerSpec PayHandler(const std::string& topic) {
+  HandlerSpec spec;
+  spec.topic = topic;
+  spec.key.fields = {"payment_id"};
+  spec.fn = [](HandlerContext& ctx) -> HandlerResult {
+    auto doc = nlohmann::json::parse(ctx.message.payload);
+    const int64_t amount = doc.at("amount").get<int64_t>();
+    const std::string user = doc.value("user", "u1");
+    auto ins = ctx.tx.Exec("INSERT INTO effects (key, msg_id, amount) VALUES (?, ?, ?)",
+                           {ctx.idempotency_key, ctx.message.id, amount});
+    if (!ins.ok()) return HandlerResult::Retryable(ins.status().ToString());
+    auto rows = ctx.tx.Query("SELECT balance FROM accounts WHERE user = ?", {user});
+    if (!rows.ok() || rows->empty()) return HandlerResult::Permanent("no account " + user);
+    int64_t balance = AsInt((*rows)[0][0]);
+    auto upd = ctx.tx.Exec("UPDATE accounts SET balance = ? WHERE user = ?", {balance - amount, user});
+    if (!upd.ok()) return HandlerResult::Retryable(upd.status().ToString());
+    if (doc.value("fail", std::string()) == "permanent") return HandlerResult::Permanent("bad payment");
+    if (doc.value("fail", std::string()) == "retryable") return HandlerResult::Retryable("bank timeout");
+    if (doc.value("fail", std::string()) == "throw") throw std::runtime_error("boom after the deduction");
+    return HandlerResult::Ok("charged " + std::to_string(amount));
+  };
+  return spec;
+}
+
+int64_t QueryInt(Store& store, const std::string& sql) {
+  auto tx = store.Begin();
+  EXPECT_TRUE(tx.ok()) << tx.status().ToString();
+  if (!tx.ok()) return -1;
+  auto rows = (*tx)->Query(sql, {});
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  (*tx)->Rollback();
+  if (!rows.ok() || rows->empty()) return -1;
+  return AsInt((*rows)[0][0]);
+}
+
+int64_t CountEffects(Store& store, const std::string& key_like) {
+  auto tx = store.Begin();
+  if (!tx.ok()) return -1;
+  auto rows = (*tx)->Query("SELECT COUNT(*) FROM effects WHERE key LIKE ?", {key_like});
+  (*tx)->Rollback();
+  return rows.ok() ? AsInt((*rows)[0][0]) : -1;
+}
+
+int64_t Balance(Store& store, const std::string& user) {
+  auto tx = store.Begin();
+  if (!tx.ok()) return -1;
+  auto rows = (*tx)->Query("SELECT balance FROM accounts WHERE user = ?", {user});
+  (*tx)->Rollback();
+  return rows.ok() && !rows->empty() ? AsInt((*rows)[0][0]) : -1;
+}
+
+}  // namespace idem::testing
