@@ -6,10 +6,10 @@
 
 namespace idem::cli {
 
-std::unique_ptr<EmbeddedQueue> OpenQueueOrDie(const std::string& path) {
-  if (path.empty()) throw CliError("no queue given: pass --queue FILE (the embedded queue's file)", 2);
-  auto q = EmbeddedQueue::Open(path, EmbeddedQueueOptions{}, Env::Default());
-  if (!q.ok()) throw CliError("cannot open queue '" + path + "': " + q.status().ToString());
+std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url) {
+  if (url.empty()) throw CliError("no queue given: pass --queue FILE (the embedded queue's file) or a broker URL", 2);
+  auto q = OpenBroker(url, BrokerOptions{}, Env::Default());
+  if (!q.ok()) throw CliError("cannot open queue '" + url + "': " + q.status().ToString());
   return std::move(*q);
 }
 

@@ -5,13 +5,14 @@
 #include <string>
 
 #include "commands.h"
-#include "idem/embedded_queue.h"
+#include "idem/broker.h"
 #include "idem/env.h"
 
 namespace idem::cli {
 
-// Opens the embedded queue at `path` or throws a CliError that says what to do.
-std::unique_ptr<EmbeddedQueue> OpenQueueOrDie(const std::string& path);
+// Opens the broker at `url` (a queue file path, or a broker URL) or throws a
+// CliError that says what to do.
+std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url);
 
 // "2026-11-29T08:43:09.123Z" (UTC); "-" for 0.
 std::string FormatTimeMs(int64_t ms);

@@ -51,6 +51,9 @@ struct DecisionCounters {
   std::atomic<int64_t> parked{0};
   std::atomic<int64_t> released{0};
   std::atomic<int64_t> in_flight{0};
+  std::atomic<int64_t> filtered{0};       // duplicates caught by the fast filter (no database lookup)
+  std::atomic<int64_t> passed_to_db{0};   // messages the fast filter let through to the database guard
+  std::atomic<int64_t> degraded{0};       // decisions taken while the fast filter was unreachable
   std::atomic<int64_t> batches{0};
   std::atomic<int64_t> commit_failures{0};
 

@@ -15,6 +15,7 @@
 
 #include "idem/decision.h"
 #include "idem/env.h"
+#include "idem/fast_filter.h"
 #include "idem/handler.h"
 #include "idem/retry.h"
 #include "idem/source.h"
@@ -45,6 +46,7 @@ struct PipelineOptions {
 struct BatchReport {
   size_t polled = 0;
   size_t first = 0, duplicate = 0, conflict = 0, retried = 0, parked = 0, released = 0, in_flight = 0;
+  size_t filtered = 0;  // duplicates the fast filter caught without a database lookup
   Status status;  // not OK if the batch could not be committed or settled
 };
 
@@ -60,6 +62,10 @@ class Pipeline {
 
   // Where decisions are written. Default: none (counters only).
   void SetDecisionSink(DecisionSink sink);
+
+  // Puts a fast filter (Redis, LRU) in front of the durable guard. Fails if the
+  // TTL does not cover the retry window (SPEC R-E2). `filter` must outlive the pipeline.
+  Status SetFastFilter(FastFilter* filter, FastFilterOptions options);
 
   // Processes one batch. A batch with nothing to poll returns polled == 0.
   BatchReport RunOnce();

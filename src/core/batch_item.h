@@ -32,6 +32,9 @@ struct BatchItem {
   int attempt = 0;     // handler attempt number for this key (1-based)
   bool ran = false;    // the handler ran in this batch's transaction
   bool decided_without_db = false;  // parked in planning; stands even if the transaction fails
+  bool filter_marked = false;   // we set its fast-filter marker; Finish must settle it
+  bool filtered = false;        // the fast filter said DONE: acknowledged without the database
+  bool applied_before = false;  // the record said SUCCEEDED
   RecordStatus expected_status = RecordStatus::kSucceeded;  // what Complete wrote
   std::string reason;
   std::string summary;

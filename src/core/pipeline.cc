@@ -34,12 +34,28 @@ class Pipeline::Impl {
     return Status::OK();
   }
 
+  Status SetFastFilter(FastFilter* filter, FastFilterOptions options) {
+    const int64_t window = opt_.retry.RetryWindowMs();
+    if (filter && options.ttl_ms < window)
+      return Status::InvalidArgument("fast filter TTL of " + std::to_string(options.ttl_ms / 1000) +
+                                     " s is shorter than the retry window of " + std::to_string(window / 1000) +
+                                     " s: a retried message could pass a forgotten key; raise ttl_ms");
+    filter_ = filter;
+    filter_opt_ = options;
+    return Status::OK();
+  }
+
   BatchReport RunOnce();
   DecisionSink sink_;
   DecisionCounters counters_;
 
  private:
   void Plan(std::vector<BatchItem>& items);
+  bool ApplyFilter(std::vector<BatchItem>& items);
+  void FinishFilter(std::vector<BatchItem>& items, bool committed);
+  std::string FilterKey(const std::string& key) const {
+    return std::to_string(opt_.consumer_group.size()) + ":" + opt_.consumer_group + ":" + key;
+  }
   Status Transact(std::vector<BatchItem>& items);
   Status ResolveInDoubt(std::vector<BatchItem>& items);
   void ReleaseUndecided(std::vector<BatchItem>& items, const std::string& reason);
@@ -51,6 +67,8 @@ class Pipeline::Impl {
   Env* env_;
   PipelineOptions opt_;
   std::unordered_map<std::string, HandlerSpec> handlers_;
+  FastFilter* filter_ = nullptr;
+  FastFilterOptions filter_opt_;
   int64_t unavailable_backoff_ms_ = 0;
 };
 
@@ -131,6 +149,7 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
       switch (r.status) {
         case RecordStatus::kSucceeded:
           it.Duplicate("already applied");
+          it.applied_before = true;
           IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
           break;
         case RecordStatus::kFailed:
@@ -199,6 +218,64 @@ Status Pipeline::Impl::ResolveInDoubt(std::vector<BatchItem>& items) {
   return Status::OK();
 }
 
+// Returns false when the filter is down and the policy is fail-closed: then every
+// runnable message has been released and the batch must stop here.
+bool Pipeline::Impl::ApplyFilter(std::vector<BatchItem>& items) {
+  if (!filter_ || !opt_.protection) return true;
+  std::vector<size_t> idx;
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].plan != BatchItem::Plan::kRun) continue;
+    idx.push_back(i);
+    keys.push_back(FilterKey(items[i].key));
+  }
+  if (keys.empty()) return true;
+  auto verdicts = filter_->Mark(keys, opt_.lease_ms);
+  if (!verdicts.ok() || verdicts->size() != keys.size()) {
+    counters_.degraded += static_cast<int64_t>(keys.size());
+    const std::string why = verdicts.ok() ? "fast filter answered for the wrong number of keys"
+                                          : verdicts.status().ToString();
+    if (filter_opt_.outage_policy == FilterOutagePolicy::kOpen) {
+      for (size_t i : idx) items[i].reason = "degraded (fail-open): fast filter unavailable: " + why;
+      return true;
+    }
+    const int64_t delay = Backoff();
+    for (size_t i : idx) items[i].Release("degraded (fail-closed): fast filter unavailable: " + why, delay);
+    return false;
+  }
+  for (size_t j = 0; j < idx.size(); ++j) {
+    BatchItem& it = items[idx[j]];
+    switch ((*verdicts)[j]) {
+      case FilterVerdict::kNew:
+        it.filter_marked = true;
+        counters_.passed_to_db++;
+        break;
+      case FilterVerdict::kDone:
+        it.Duplicate("already applied (fast filter)");
+        it.filtered = true;
+        counters_.filtered++;
+        break;
+      case FilterVerdict::kInFlight:
+        it.InFlight("another worker holds the fast-filter marker", opt_.lease_ms);
+        break;
+    }
+  }
+  return true;
+}
+
+void Pipeline::Impl::FinishFilter(std::vector<BatchItem>& items, bool committed) {
+  if (!filter_) return;
+  std::vector<std::string> done, release;
+  for (BatchItem& it : items) {
+    if (!it.filter_marked) continue;
+    const bool applied = committed && (it.plan == BatchItem::Plan::kRun || it.applied_before);
+    (applied ? done : release).push_back(FilterKey(it.key));
+  }
+  if (done.empty() && release.empty()) return;
+  // A failure here is harmless: markers expire, and the database guard decides.
+  (void)filter_->Finish(done, filter_opt_.ttl_ms, release);
+}
+
 void Pipeline::Impl::ReleaseUndecided(std::vector<BatchItem>& items, const std::string& reason) {
   const int64_t delay = Backoff();
   for (BatchItem& it : items) {
@@ -261,7 +338,10 @@ void Pipeline::Impl::Settle(std::vector<BatchItem>& items, BatchReport* report) 
     counters_.Count(d.kind);
     switch (d.kind) {
       case DecisionKind::kFirst: report->first++; break;
-      case DecisionKind::kDuplicate: report->duplicate++; break;
+      case DecisionKind::kDuplicate:
+        report->duplicate++;
+        if (it.filtered) report->filtered++;
+        break;
       case DecisionKind::kConflict: report->conflict++; break;
       case DecisionKind::kRetry: report->retried++; break;
       case DecisionKind::kParked: report->parked++; break;
@@ -293,17 +373,24 @@ BatchReport Pipeline::Impl::RunOnce() {
     items[i].polled_at_us = t0;
   }
   Plan(items);
-  Status s = Transact(items);
-  if (!s.ok()) {
-    counters_.commit_failures++;
-    // Nothing was decided for good: give the messages back, held back by a growing
-    // delay so an outage does not turn into a hot loop (SPEC R-F3).
-    ReleaseUndecided(items, "store: " + s.ToString());
-    report.status = s;
-  } else {
-    unavailable_backoff_ms_ = 0;
+  bool stalled = !ApplyFilter(items);
+  if (!stalled) {
+    Status s = Transact(items);
+    if (!s.ok()) {
+      counters_.commit_failures++;
+      // Nothing was decided for good: give the messages back, held back by a growing
+      // delay so an outage does not turn into a hot loop (SPEC R-F3).
+      ReleaseUndecided(items, "store: " + s.ToString());
+      report.status = s;
+      stalled = true;
+    } else {
+      unavailable_backoff_ms_ = 0;
+    }
+    FinishFilter(items, s.ok());
   }
   Settle(items, &report);
+  // While a dependency is down, stop taking messages for a while (SPEC R-E5).
+  if (stalled) env_->SleepMs(unavailable_backoff_ms_);
   return report;
 }
 
@@ -313,6 +400,9 @@ Pipeline::~Pipeline() = default;
 
 Status Pipeline::Register(HandlerSpec spec) { return impl_->Register(std::move(spec)); }
 void Pipeline::SetDecisionSink(DecisionSink sink) { impl_->sink_ = std::move(sink); }
+Status Pipeline::SetFastFilter(FastFilter* filter, FastFilterOptions options) {
+  return impl_->SetFastFilter(filter, options);
+}
 BatchReport Pipeline::RunOnce() { return impl_->RunOnce(); }
 const DecisionCounters& Pipeline::counters() const { return impl_->counters_; }
 

@@ -1,0 +1,72 @@
+// Broker: a Source that can also publish, report its depth and manage its
+// terminal (dead-letter) queue. The CLI and the demo work through this, so the
+// embedded queue, RabbitMQ and Kafka are interchangeable behind a URL.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "idem/env.h"
+#include "idem/message.h"
+#include "idem/source.h"
+#include "idem/status.h"
+
+namespace idem {
+
+// One message in the terminal queue.
+struct DeadLetter {
+  int64_t id = 0;  // stable id within this broker's terminal queue
+  Message message;
+  std::string reason;
+  int attempts = 0;
+  int64_t first_failed_ms = 0;
+  int64_t last_failed_ms = 0;
+};
+
+struct QueueStats {
+  int64_t ready = -1;           // deliverable now (-1: this broker cannot tell)
+  int64_t delayed = -1;         // waiting for a retry delay or a delayed publish
+  int64_t in_flight = -1;       // handed to a consumer, not yet settled
+  int64_t dead = 0;             // in the terminal queue
+  int64_t oldest_dead_ms = 0;   // when the oldest parked message last failed (0 if none)
+};
+
+class Broker : public Source {
+ public:
+  // Publishes in order, all deliverable after `delay_ms`; fills in generated
+  // Message::id values. Returns only when the broker has them durably (confirms).
+  // Producers that retry reuse the same business key (SPEC R-J1).
+  virtual Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms = 0) = 0;
+
+  // Puts a message straight into the terminal queue with a reason (rejected at
+  // publish time: not JSON, no key, too large). Returns its dead-letter id.
+  virtual Result<int64_t> ParkRejected(const Message& message, const std::string& reason) = 0;
+
+  virtual Result<QueueStats> Stats() = 0;
+
+  // Terminal-queue console (SPEC R-I5).
+  virtual Result<std::vector<DeadLetter>> ListDead(size_t limit, int64_t after_id = 0) = 0;
+  virtual Result<std::optional<DeadLetter>> GetDead(int64_t id) = 0;
+  // Sends dead letters back through the main queue with kReplayHeader set, so they
+  // pass every guard again (SPEC R-F5). `ids` empty = all. Audited with `actor`.
+  // Returns how many moved.
+  virtual Result<int64_t> ReplayDead(const std::vector<int64_t>& ids, const std::string& actor) = 0;
+  // Deletes dead letters for good (`ids` empty = all). Audited with `actor`.
+  virtual Result<int64_t> PurgeDead(const std::vector<int64_t>& ids, const std::string& actor) = 0;
+};
+
+struct BrokerOptions {
+  std::vector<std::string> topics;         // consume only these (default: all the broker routes to us)
+  int64_t visibility_timeout_ms = 30'000;  // embedded queue: lease per poll; default 30 s
+  size_t prefetch = 100;                   // RabbitMQ basic.qos / Kafka fetch bound; default 100
+};
+
+// Opens a broker from a URL:
+//   a bare path, "queue:PATH" or "queue://PATH"  → the embedded queue file
+//   other schemes (amqp://, kafka://) are added by their adapters when built in.
+Result<std::unique_ptr<Broker>> OpenBroker(const std::string& url, const BrokerOptions& options, Env* env);
+
+}  // namespace idem

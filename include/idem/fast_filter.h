@@ -1,0 +1,57 @@
+// FastFilter: an optional first line in front of the durable guard (SPEC R-E).
+//
+// The pipeline marks the keys of a batch before touching the database. A key
+// marked DONE was committed earlier, so its message is acknowledged as a
+// duplicate without a database round trip. Everything else still goes through
+// the consumption record: the filter may forget keys (eviction, expiry,
+// failover) and that only costs a database lookup, never a duplicate effect.
+//
+//   Mark:   SET key PROCESSING NX PX lease   (atomic; never EXISTS-then-SET)
+//   Finish: committed → SET key DONE PX ttl; failed or undecided → DEL key
+//
+// DONE is written only after the commit, so a worker that crashes between mark
+// and commit leaves a PROCESSING marker that expires with its lease: the
+// message is held back until then, never lost.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "idem/status.h"
+
+namespace idem {
+
+enum class FilterVerdict {
+  kNew,       // we set the PROCESSING marker: go on to the database
+  kDone,      // committed before: acknowledge as a duplicate
+  kInFlight,  // another worker holds the marker: hold the message back
+};
+
+class FastFilter {
+ public:
+  virtual ~FastFilter() = default;
+  // One pipelined round trip for the whole batch. Results in key order.
+  // A non-OK Status means the filter is unreachable; the outage policy decides.
+  virtual Result<std::vector<FilterVerdict>> Mark(std::span<const std::string> keys, int64_t lease_ms) = 0;
+  // After the transaction: keys in `done` become DONE for `ttl_ms`; keys in
+  // `release` are deleted (SPEC R-E3). One round trip.
+  virtual Status Finish(std::span<const std::string> done, int64_t ttl_ms,
+                        std::span<const std::string> release) = 0;
+};
+
+// What to do while the filter is unreachable (SPEC R-E5).
+enum class FilterOutagePolicy {
+  kClosed,  // stop taking messages: release them to the broker with back-off; resume when it is back
+  kOpen,    // skip the filter; the database guard alone decides
+};
+
+struct FastFilterOptions {
+  // How long a DONE key is kept. Must cover the longest retry window (checked
+  // when the filter is attached). Default 24 h.
+  int64_t ttl_ms = 24LL * 3600 * 1000;
+  FilterOutagePolicy outage_policy = FilterOutagePolicy::kClosed;  // default closed: money first
+};
+
+}  // namespace idem
