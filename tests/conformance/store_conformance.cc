@@ -1,0 +1,237 @@
+#include "conformance/store_conformance.h"
+
+#include <thread>
+
+namespace idem::testing {
+
+void StoreConformance::SetUp() {
+  location_ = GetParam().fresh_database();
+  store_ = Connect();
+  ASSERT_NE(store_, nullptr);
+  Status s = store_->ExecScript(
+      "CREATE TABLE flows (biz_no VARCHAR(64) NOT NULL, type VARCHAR(32) NOT NULL, amount BIGINT NOT NULL, "
+      "UNIQUE (biz_no, type))");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+}
+
+std::unique_ptr<Store> StoreConformance::Connect() { return GetParam().open(location_, Env::Default()); }
+
+namespace {
+
+constexpr int64_t kNow = 1'700'000'000'000;
+
+ClaimRequest Req(std::string key, std::string fp = "fp", std::string id = "m1") {
+  return ClaimRequest{std::move(key), std::move(fp), std::move(id)};
+}
+
+TEST_P(StoreConformance, ClaimInsertsNewKeysAndReportsExistingOnesUnchanged) {
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+    std::vector<ClaimRequest> reqs{Req("k1"), Req("k2")};
+    auto c = (*tx)->Claim("g", reqs, kNow, kNow + 1000);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_TRUE((*c)[0].inserted);
+    EXPECT_TRUE((*c)[1].inserted);
+    ASSERT_TRUE((*tx)->Complete("g", "k1", RecordStatus::kSucceeded, "", "done", kNow + 5).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  std::vector<ClaimRequest> reqs{Req("k2", "fp", "m2"), Req("k1", "other-fp", "m3"), Req("k3")};
+  auto c = (*tx)->Claim("g", reqs, kNow + 10, kNow + 2000);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE((*c)[0].inserted);
+  EXPECT_EQ((*c)[0].existing.status, RecordStatus::kProcessing);
+  EXPECT_EQ((*c)[0].existing.lease_until_ms, kNow + 1000);
+  EXPECT_EQ((*c)[0].existing.message_id, "m1");
+  EXPECT_FALSE((*c)[1].inserted);
+  EXPECT_EQ((*c)[1].existing.status, RecordStatus::kSucceeded);
+  EXPECT_EQ((*c)[1].existing.fingerprint, "fp");
+  EXPECT_EQ((*c)[1].existing.attempts, 1);
+  EXPECT_EQ((*c)[1].existing.result_summary, "done");
+  EXPECT_EQ((*c)[1].existing.first_seen_ms, kNow);
+  EXPECT_TRUE((*c)[2].inserted);
+}
+
+TEST_P(StoreConformance, GroupsAreSeparate) {
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  std::vector<ClaimRequest> reqs{Req("k")};
+  ASSERT_TRUE((*tx)->Claim("a", reqs, kNow, kNow).ok());
+  auto c = (*tx)->Claim("b", reqs, kNow, kNow);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE((*c)[0].inserted);
+}
+
+TEST_P(StoreConformance, RollbackForgetsClaimsAndEffects) {
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    std::vector<ClaimRequest> reqs{Req("k")};
+    ASSERT_TRUE((*tx)->Claim("g", reqs, kNow, kNow).ok());
+    ASSERT_TRUE((*tx)->Exec("INSERT INTO flows (biz_no, type, amount) VALUES (?, ?, ?)",
+                            {std::string("B1"), std::string("PAY"), int64_t{5}})
+                    .ok());
+    // destroyed without Commit: rolls back
+  }
+  auto r = store_->ReadRecord("g", "k");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->has_value());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  auto rows = (*tx)->Query("SELECT COUNT(*) FROM flows", {});
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(AsInt((*rows)[0][0]), 0);
+}
+
+TEST_P(StoreConformance, TakeOverThenCompleteCountsAttempts) {
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    std::vector<ClaimRequest> reqs{Req("k")};
+    ASSERT_TRUE((*tx)->Claim("g", reqs, kNow, kNow + 10).ok());
+    ASSERT_TRUE((*tx)->Complete("g", "k", RecordStatus::kReleased, "bank timeout", "", kNow + 1).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE((*tx)->TakeOver("g", Req("k", "fp", "m2"), kNow + 100, kNow + 200).ok());
+    ASSERT_TRUE((*tx)->Complete("g", "k", RecordStatus::kSucceeded, "", "ok", kNow + 101).ok());
+    ASSERT_TRUE((*tx)->NoteDuplicate("g", "k", kNow + 102).ok());
+    EXPECT_TRUE((*tx)->Complete("g", "missing", RecordStatus::kSucceeded, "", "", kNow).IsNotFound());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto r = store_->ReadRecord("g", "k");
+  ASSERT_TRUE(r.ok() && r->has_value());
+  EXPECT_EQ((*r)->status, RecordStatus::kSucceeded);
+  EXPECT_EQ((*r)->attempts, 2);
+  EXPECT_EQ((*r)->duplicates, 1);
+  EXPECT_EQ((*r)->message_id, "m2");
+  EXPECT_EQ((*r)->last_error, "");
+  EXPECT_EQ((*r)->result_summary, "ok");
+  EXPECT_EQ((*r)->first_seen_ms, kNow);
+  EXPECT_EQ((*r)->last_seen_ms, kNow + 102);
+}
+
+TEST_P(StoreConformance, SavepointRollbackKeepsEarlierWorkAndUniqueViolationSaysAlreadyExists) {
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO flows (biz_no, type, amount) VALUES (?, ?, ?)",
+                          {std::string("B1"), std::string("PAY"), int64_t{5}})
+                  .ok());
+  ASSERT_TRUE((*tx)->Savepoint("sp1").ok());
+  auto dup = (*tx)->Exec("INSERT INTO flows (biz_no, type, amount) VALUES (?, ?, ?)",
+                         {std::string("B1"), std::string("PAY"), int64_t{5}});
+  EXPECT_TRUE(dup.status().IsAlreadyExists()) << dup.status().ToString();
+  ASSERT_TRUE((*tx)->RollbackTo("sp1").ok());
+  ASSERT_TRUE((*tx)->Release("sp1").ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO flows (biz_no, type, amount) VALUES (?, ?, ?)",
+                          {std::string("B1"), std::string("REFUND"), int64_t{-5}})
+                  .ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  auto tx2 = store_->Begin();
+  ASSERT_TRUE(tx2.ok());
+  auto rows = (*tx2)->Query("SELECT type, amount FROM flows ORDER BY type", {});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ(AsText((*rows)[0][0]), "PAY");
+  EXPECT_EQ(AsInt((*rows)[1][1]), -5);
+}
+
+TEST_P(StoreConformance, KeysWithSqlMetacharactersAndUnicodeAreStoredByteExact) {
+  const std::string key = "pay:x'; DROP TABLE idem_records; --\\\"%_ \xe6\x94\xaf\xe4\xbb\x98";
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    std::vector<ClaimRequest> reqs{Req(key)};
+    ASSERT_TRUE((*tx)->Claim("g", reqs, kNow, kNow).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto r = store_->ReadRecord("g", key);
+  ASSERT_TRUE(r.ok() && r->has_value()) << r.status().ToString();
+  EXPECT_EQ((*r)->key, key);
+  auto other = store_->ReadRecord("g", "pay:x");
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->has_value());
+}
+
+TEST_P(StoreConformance, SweepRemovesOnlyOldFinishedRecordsInBoundedBatches) {
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    std::vector<ClaimRequest> reqs{Req("old1"), Req("old2"), Req("old3"), Req("busy"), Req("new")};
+    ASSERT_TRUE((*tx)->Claim("g", reqs, kNow, kNow).ok());
+    for (const char* k : {"old1", "old2", "old3"})
+      ASSERT_TRUE((*tx)->Complete("g", k, RecordStatus::kSucceeded, "", "", kNow).ok());
+    ASSERT_TRUE((*tx)->Complete("g", "new", RecordStatus::kSucceeded, "", "", kNow + 10'000).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto n = store_->SweepRecords(kNow + 5'000, 2);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 2);
+  n = store_->SweepRecords(kNow + 5'000, 2);
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 1);
+  for (const char* k : {"busy", "new"}) {
+    auto r = store_->ReadRecord("g", k);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->has_value()) << k << " must survive the sweep";
+  }
+}
+
+TEST_P(StoreConformance, ValuesOfEveryTypeRoundTrip) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE vals (i BIGINT, d DOUBLE PRECISION, t VARCHAR(64), n BIGINT)").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO vals (i, d, t, n) VALUES (?, ?, ?, ?)",
+                          {int64_t{-42}, 2.5, std::string("it's"), nullptr})
+                  .ok());
+  auto rows = (*tx)->Query("SELECT i, d, t, n FROM vals WHERE t = ?", {std::string("it's")});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(AsInt((*rows)[0][0]), -42);
+  EXPECT_EQ(AsText((*rows)[0][2]), "it's");
+  EXPECT_TRUE(IsNull((*rows)[0][3]));
+}
+
+// Two connections claim the same key at once: exactly one inserts (SPEC R-C4).
+TEST_P(StoreConformance, ConcurrentClaimsOfOneKeyLetExactlyOneWin) {
+  auto other = Connect();
+  ASSERT_NE(other, nullptr);
+  constexpr int kRounds = 20;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string key = "race-" + std::to_string(round);
+    int inserted = 0;
+    std::vector<std::thread> threads;
+    std::atomic<int> wins{0};
+    std::atomic<int> failures{0};
+    for (Store* s : {store_.get(), other.get()}) {
+      threads.emplace_back([&, s] {
+        auto tx = s->Begin();
+        if (!tx.ok()) {
+          failures++;
+          return;
+        }
+        std::vector<ClaimRequest> reqs{Req(key)};
+        auto c = (*tx)->Claim("g", reqs, kNow, kNow + 1000);
+        if (!c.ok()) {
+          failures++;
+          return;
+        }
+        if ((*c)[0].inserted) {
+          if (!(*tx)->Complete("g", key, RecordStatus::kSucceeded, "", "", kNow).ok()) failures++;
+          if ((*tx)->Commit().ok()) wins++;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    inserted = wins.load();
+    EXPECT_EQ(failures.load(), 0) << "round " << round;
+    EXPECT_EQ(inserted, 1) << "round " << round;
+  }
+}
+
+}  // namespace
+}  // namespace idem::testing
