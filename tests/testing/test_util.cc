@@ -88,3 +88,43 @@ int64_t Balance(Store& store, const std::string& user) {
 }
 
 }  // namespace idem::testing
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace idem::testing {
+
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& stdin_text) {
+  TempDir io;
+  const std::string in = io.File("in"), out = io.File("out"), err = io.File("err");
+  std::ofstream(in, std::ios::binary) << stdin_text;
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen(in.c_str(), "rb", stdin) || !freopen(out.c_str(), "wb", stdout) ||
+        !freopen(err.c_str(), "wb", stderr))
+      _exit(127);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ProcessResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace idem::testing

@@ -49,3 +49,17 @@ int64_t Balance(Store& store, const std::string& user);
 int64_t QueryInt(Store& store, const std::string& sql);
 
 }  // namespace idem::testing
+
+namespace idem::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+// Runs `argv` (argv[0] is the program path) with `stdin_text` on its standard
+// input, waits for it and captures both outputs.
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& stdin_text = "");
+
+}  // namespace idem::testing

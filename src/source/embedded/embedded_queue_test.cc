@@ -1,0 +1,209 @@
+#include "idem/embedded_queue.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "testing/test_util.h"
+
+namespace idem {
+namespace {
+
+using testing::ManualEnv;
+using testing::TempDir;
+
+class EmbeddedQueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override { queue_ = Open(); }
+
+  std::unique_ptr<EmbeddedQueue> Open(EmbeddedQueueOptions o = {}) {
+    auto q = EmbeddedQueue::Open(dir_.File("q.db"), o, &env_);
+    EXPECT_TRUE(q.ok()) << q.status().ToString();
+    return q.ok() ? std::move(*q) : nullptr;
+  }
+
+  Message Msg(const std::string& payload, const std::string& topic = "pay") {
+    Message m;
+    m.topic = topic;
+    m.payload = payload;
+    return m;
+  }
+
+  std::vector<Message> Poll(EmbeddedQueue& q, size_t n = 10) {
+    auto r = q.Poll(n, 0);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? std::move(*r) : std::vector<Message>{};
+  }
+
+  Status Settle(EmbeddedQueue& q, const Message& m, Settlement::Kind kind, int64_t delay = 0,
+                const std::string& reason = "") {
+    Settlement s;
+    s.message = &m;
+    s.kind = kind;
+    s.delay_ms = delay;
+    s.reason = reason;
+    return q.Settle({s});
+  }
+
+  TempDir dir_;
+  ManualEnv env_;
+  std::unique_ptr<EmbeddedQueue> queue_;
+};
+
+TEST_F(EmbeddedQueueTest, PublishPollAckInOrder) {
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(queue_->Publish(Msg("{\"n\":" + std::to_string(i) + "}")).ok());
+  auto got = Poll(*queue_);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].payload, "{\"n\":0}");
+  EXPECT_EQ(got[2].payload, "{\"n\":2}");
+  EXPECT_EQ(got[0].delivery_count, 1);
+  EXPECT_FALSE(got[0].redelivered);
+  EXPECT_FALSE(got[0].id.empty());
+  EXPECT_NE(got[0].id, got[1].id);
+  for (auto& m : got) ASSERT_TRUE(Settle(*queue_, m, Settlement::Kind::kAck).ok());
+  EXPECT_TRUE(Poll(*queue_).empty());
+  env_.Advance(3'600'000);
+  EXPECT_TRUE(Poll(*queue_).empty()) << "acked messages never come back";
+}
+
+TEST_F(EmbeddedQueueTest, UnackedMessageComesBackAfterTheVisibilityTimeout) {
+  ASSERT_TRUE(queue_->Publish(Msg("{}")).ok());
+  auto first = Poll(*queue_);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_TRUE(Poll(*queue_).empty()) << "leased, so invisible";
+  env_.Advance(29'999);
+  EXPECT_TRUE(Poll(*queue_).empty());
+  env_.Advance(1);
+  auto again = Poll(*queue_);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, first[0].id);
+  EXPECT_EQ(again[0].delivery_count, 2);
+  EXPECT_TRUE(again[0].redelivered);
+  // The first holder's lease is gone: its retry/park must not move the message.
+  ASSERT_TRUE(Settle(*queue_, first[0], Settlement::Kind::kPark, 0, "stale").ok());
+  EXPECT_EQ(queue_->Stats()->dead, 0);
+}
+
+TEST_F(EmbeddedQueueTest, DelayedPublishAndRetryIncrementAttempt) {
+  ASSERT_TRUE(queue_->Publish(Msg("{}"), 5'000).ok());
+  EXPECT_TRUE(Poll(*queue_).empty());
+  EXPECT_EQ(queue_->Stats()->delayed, 1);
+  env_.Advance(5'000);
+  auto got = Poll(*queue_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].attempt, 1);
+  ASSERT_TRUE(Settle(*queue_, got[0], Settlement::Kind::kRetry, 30'000, "bank timeout").ok());
+  env_.Advance(29'999);
+  EXPECT_TRUE(Poll(*queue_).empty());
+  env_.Advance(1);
+  got = Poll(*queue_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].attempt, 2);
+}
+
+TEST_F(EmbeddedQueueTest, ReleaseGivesBackWithoutCountingAnAttempt) {
+  ASSERT_TRUE(queue_->Publish(Msg("{}")).ok());
+  auto got = Poll(*queue_);
+  ASSERT_TRUE(Settle(*queue_, got[0], Settlement::Kind::kRelease, 100).ok());
+  env_.Advance(100);
+  got = Poll(*queue_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].attempt, 1);
+}
+
+TEST_F(EmbeddedQueueTest, ParkedMessageKeepsBodyReasonAttemptsAndTimes) {
+  const std::string payload = std::string("{\"k\":\"a\0b\"}\xff\xfe", 14);  // NUL and invalid UTF-8
+  Message m = Msg(payload);
+  m.key = std::string("k\0y", 3);
+  m.headers["trace"] = "t-1";
+  ASSERT_TRUE(queue_->Publish(m).ok());
+  auto got = Poll(*queue_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].payload, payload);
+  EXPECT_EQ(got[0].key, m.key);
+  ASSERT_TRUE(Settle(*queue_, got[0], Settlement::Kind::kRetry, 10, "first").ok());
+  env_.Advance(10);
+  got = Poll(*queue_);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_TRUE(Settle(*queue_, got[0], Settlement::Kind::kPark, 0, "gave up").ok());
+  auto dead = queue_->ListDead(10);
+  ASSERT_TRUE(dead.ok());
+  ASSERT_EQ(dead->size(), 1u);
+  const DeadLetter& d = (*dead)[0];
+  EXPECT_EQ(d.message.payload, payload) << "stored byte-exact";
+  EXPECT_EQ(d.message.headers.at("trace"), "t-1");
+  EXPECT_EQ(d.reason, "gave up");
+  EXPECT_EQ(d.attempts, 2);
+  EXPECT_EQ(d.last_failed_ms - d.first_failed_ms, 10);
+  auto one = queue_->GetDead(d.id);
+  ASSERT_TRUE(one.ok() && one->has_value());
+  EXPECT_EQ((*one)->reason, "gave up");
+  EXPECT_TRUE(Poll(*queue_).empty()) << "dead letters are not delivered";
+}
+
+TEST_F(EmbeddedQueueTest, ReplayMarksTheMessageAndAuditsTheActor) {
+  ASSERT_TRUE(queue_->ParkRejected(Msg("{}"), "bad").ok());
+  auto dead = queue_->ListDead(10);
+  ASSERT_EQ(dead->size(), 1u);
+  auto n = queue_->ReplayDead({(*dead)[0].id, 9999}, "alice");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 1);
+  auto got = Poll(*queue_);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].headers.at(kReplayHeader), "alice");
+  EXPECT_EQ(queue_->Stats()->dead, 0);
+  // The audit trail names who did what.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("q.db").c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT actor, action, detail FROM idem_queue_audit", -1, &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "alice");
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 1)), "replay");
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 2)), "bad");
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+}
+
+TEST_F(EmbeddedQueueTest, PurgeDeletesOnlyDeadLetters) {
+  ASSERT_TRUE(queue_->Publish(Msg("{}")).ok());
+  ASSERT_TRUE(queue_->ParkRejected(Msg("{}"), "bad1").ok());
+  ASSERT_TRUE(queue_->ParkRejected(Msg("{}"), "bad2").ok());
+  auto n = queue_->PurgeDead({}, "bob");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 2);
+  EXPECT_EQ(queue_->Stats()->dead, 0);
+  EXPECT_EQ(queue_->Stats()->ready, 1);
+}
+
+TEST_F(EmbeddedQueueTest, TopicFilterOnlyDeliversItsTopics) {
+  ASSERT_TRUE(queue_->Publish(Msg("{}", "pay")).ok());
+  ASSERT_TRUE(queue_->Publish(Msg("{}", "refund")).ok());
+  EmbeddedQueueOptions o;
+  o.topics = {"refund"};
+  auto q = Open(o);
+  auto got = Poll(*q);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].topic, "refund");
+}
+
+TEST_F(EmbeddedQueueTest, PollWaitsThroughEnvAndBoundsTheBatch) {
+  const int64_t before = env_.NowMs();
+  auto r = queue_->Poll(10, 200);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->empty());
+  EXPECT_EQ(env_.NowMs() - before, 200);
+  std::vector<Message> batch;
+  for (int i = 0; i < 25; ++i) batch.push_back(Msg("{}"));
+  ASSERT_TRUE(queue_->PublishBatch(batch).ok());
+  EXPECT_EQ(Poll(*queue_, 10).size(), 10u);
+}
+
+TEST_F(EmbeddedQueueTest, SettlingAForeignReceiptIsRefused) {
+  Message m = Msg("{}");
+  m.receipt = "garbage";
+  EXPECT_FALSE(Settle(*queue_, m, Settlement::Kind::kAck).ok());
+}
+
+}  // namespace
+}  // namespace idem
