@@ -6,8 +6,12 @@
 // the consumption record: the filter may forget keys (eviction, expiry,
 // failover) and that only costs a database lookup, never a duplicate effect.
 //
-//   Mark:   SET key PROCESSING NX PX lease   (atomic; never EXISTS-then-SET)
-//   Finish: committed → SET key DONE PX ttl; failed or undecided → DEL key
+//   Mark:   SET key "P:<fingerprint>" NX PX lease   (atomic; never EXISTS-then-SET)
+//   Finish: committed → SET key "D:<fingerprint>" PX ttl; failed or undecided → DEL key
+//
+// The fingerprint travels with the marker so that the same key with a different
+// payload is never waved through as a duplicate: it goes to the database, which
+// reports the CONFLICT (SPEC R-B5).
 //
 // DONE is written only after the commit, so a worker that crashes between mark
 // and commit leaves a PROCESSING marker that expires with its lease: the
@@ -24,9 +28,15 @@
 namespace idem {
 
 enum class FilterVerdict {
-  kNew,       // we set the PROCESSING marker: go on to the database
-  kDone,      // committed before: acknowledge as a duplicate
-  kInFlight,  // another worker holds the marker: hold the message back
+  kNew,               // we set the PROCESSING marker: go on to the database
+  kDone,              // committed before with the same fingerprint: acknowledge as a duplicate
+  kInFlight,          // another worker holds the marker: hold the message back
+  kDifferentPayload,  // a marker with another fingerprint: let the database decide (conflict)
+};
+
+struct FilterRequest {
+  std::string key;
+  std::string fingerprint;
 };
 
 class FastFilter {
@@ -34,10 +44,10 @@ class FastFilter {
   virtual ~FastFilter() = default;
   // One pipelined round trip for the whole batch. Results in key order.
   // A non-OK Status means the filter is unreachable; the outage policy decides.
-  virtual Result<std::vector<FilterVerdict>> Mark(std::span<const std::string> keys, int64_t lease_ms) = 0;
-  // After the transaction: keys in `done` become DONE for `ttl_ms`; keys in
-  // `release` are deleted (SPEC R-E3). One round trip.
-  virtual Status Finish(std::span<const std::string> done, int64_t ttl_ms,
+  virtual Result<std::vector<FilterVerdict>> Mark(std::span<const FilterRequest> requests, int64_t lease_ms) = 0;
+  // After the transaction: entries in `done` become DONE (with their fingerprint)
+  // for `ttl_ms`; keys in `release` are deleted (SPEC R-E3). One round trip.
+  virtual Status Finish(std::span<const FilterRequest> done, int64_t ttl_ms,
                         std::span<const std::string> release) = 0;
 };
 

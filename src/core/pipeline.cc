@@ -223,11 +223,11 @@ Status Pipeline::Impl::ResolveInDoubt(std::vector<BatchItem>& items) {
 bool Pipeline::Impl::ApplyFilter(std::vector<BatchItem>& items) {
   if (!filter_ || !opt_.protection) return true;
   std::vector<size_t> idx;
-  std::vector<std::string> keys;
+  std::vector<FilterRequest> keys;
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].plan != BatchItem::Plan::kRun) continue;
     idx.push_back(i);
-    keys.push_back(FilterKey(items[i].key));
+    keys.push_back({FilterKey(items[i].key), items[i].fingerprint});
   }
   if (keys.empty()) return true;
   auto verdicts = filter_->Mark(keys, opt_.lease_ms);
@@ -258,6 +258,9 @@ bool Pipeline::Impl::ApplyFilter(std::vector<BatchItem>& items) {
       case FilterVerdict::kInFlight:
         it.InFlight("another worker holds the fast-filter marker", opt_.lease_ms);
         break;
+      case FilterVerdict::kDifferentPayload:
+        counters_.passed_to_db++;  // the record decides: CONFLICT, or a retry of a released claim
+        break;
     }
   }
   return true;
@@ -265,11 +268,13 @@ bool Pipeline::Impl::ApplyFilter(std::vector<BatchItem>& items) {
 
 void Pipeline::Impl::FinishFilter(std::vector<BatchItem>& items, bool committed) {
   if (!filter_) return;
-  std::vector<std::string> done, release;
+  std::vector<FilterRequest> done;
+  std::vector<std::string> release;
   for (BatchItem& it : items) {
     if (!it.filter_marked) continue;
     const bool applied = committed && (it.plan == BatchItem::Plan::kRun || it.applied_before);
-    (applied ? done : release).push_back(FilterKey(it.key));
+    if (applied) done.push_back({FilterKey(it.key), it.fingerprint});
+    else release.push_back(FilterKey(it.key));
   }
   if (done.empty() && release.empty()) return;
   // A failure here is harmless: markers expire, and the database guard decides.

@@ -1,0 +1,79 @@
+// The faults the simulator can inject, their per-seed probabilities (swarm
+// testing: each seed enables a random subset at random rates), and how often
+// each one actually fired (coverage).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "sim/sim_env.h"
+
+namespace idem::sim {
+
+enum class Fault : int {
+  kProducerResendSameId,  // R-A1
+  kProducerResendNewId,   // R-A1
+  kCrashBeforeHandler,    // R-A2 family: a consumer dies at one of four points
+  kCrashInTransaction,
+  kCrashAfterCommit,
+  kCrashDuringAck,
+  kSlowHandler,           // R-A3: processing outlives the visibility timeout
+  kThrowAfterEffect,      // R-A4
+  kRebalance,             // R-A5
+  kOutOfOrder,            // R-A6
+  kCommitInDoubtLanded,   // R-C6: COMMIT reached the database, the answer was lost
+  kCommitInDoubtLost,     // R-C6: COMMIT never reached the database
+  kDatabaseUnavailable,
+  kHandlerDbError,
+  kLostAck,
+  kRedisEvict,            // R-E6
+  kRedisEarlyExpiry,
+  kRedisOutage,           // R-E5
+  kRedisFailoverLoss,
+  kPoisonMessage,
+  kConflictingPayload,    // R-B5
+  kClockJump,
+  kCount
+};
+
+inline constexpr int kFaultCount = static_cast<int>(Fault::kCount);
+const char* FaultName(Fault f);
+
+struct FaultPlan {
+  std::array<double, kFaultCount> p{};  // probability per opportunity, 0 = disabled for this seed
+
+  // Swarm: every fault is enabled with probability 1/2, at a rate up to its cap.
+  static FaultPlan Swarm(SimEnv& env);
+  double operator[](Fault f) const { return p[static_cast<int>(f)]; }
+};
+
+struct Coverage {
+  std::array<int64_t, kFaultCount> fired{};
+  void Fire(Fault f) { fired[static_cast<int>(f)]++; }
+  void Add(const Coverage& o) {
+    for (int i = 0; i < kFaultCount; ++i) fired[i] += o.fired[i];
+  }
+};
+
+// Draws the fault with its seed's probability and records it when it fires.
+class FaultDice {
+ public:
+  FaultDice(SimEnv* env, const FaultPlan* plan, Coverage* coverage) : env_(env), plan_(plan), cov_(coverage) {}
+  bool Roll(Fault f) {
+    if (!enabled_ || !env_->Chance((*plan_)[f])) return false;
+    cov_->Fire(f);
+    return true;
+  }
+  // While draining at the end of a run, no new faults fire, so the run ends.
+  void Disable() { enabled_ = false; }
+  SimEnv& env() { return *env_; }
+
+ private:
+  SimEnv* env_;
+  const FaultPlan* plan_;
+  Coverage* cov_;
+  bool enabled_ = true;
+};
+
+}  // namespace idem::sim

@@ -1,0 +1,42 @@
+#include "sim/sim_env.h"
+
+namespace idem::sim {
+namespace {
+
+uint64_t SplitMix(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+}  // namespace
+
+SimEnv::SimEnv(uint64_t seed, int64_t start_ms) : now_ms_(start_ms) {
+  uint64_t x = seed;
+  for (uint64_t& s : s_) s = SplitMix(x);
+}
+
+// xoshiro256**: fast, and its output depends on nothing but the seed.
+uint64_t SimEnv::Random64() {
+  const uint64_t result = Rotl(s_[1] * 5, 7) * 9;
+  const uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = Rotl(s_[3], 45);
+  return result;
+}
+
+double SimEnv::Uniform() { return static_cast<double>(Random64() >> 11) * 0x1.0p-53; }
+
+int64_t SimEnv::Range(int64_t lo, int64_t hi) {
+  if (hi <= lo) return lo;
+  return lo + static_cast<int64_t>(Random64() % static_cast<uint64_t>(hi - lo + 1));
+}
+
+}  // namespace idem::sim

@@ -1,0 +1,50 @@
+// Workload: the business the simulator runs — its schema, its real handlers, the
+// events to publish — and the checkers that read the database afterwards.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "idem/handler.h"
+#include "idem/store.h"
+#include "sim/sim_broker.h"
+#include "sim/sim_env.h"
+
+namespace idem::sim {
+
+// One business event as published. `legit` events must be applied exactly once;
+// poison events must be parked with a reason; a conflicting event reuses the key
+// of `conflicts_with` (an earlier event's index) with a different payload.
+struct Event {
+  Message msg;
+  bool legit = true;
+  int conflicts_with = -1;
+};
+
+// Violations per checker. Every checker a workload runs is listed, even when clean,
+// so a report shows what was checked.
+struct CheckReport {
+  std::map<std::string, std::vector<std::string>> violations;
+  void Ran(const std::string& checker) { violations[checker]; }
+  void Fail(const std::string& checker, std::string what) { violations[checker].push_back(std::move(what)); }
+  size_t Total() const {
+    size_t n = 0;
+    for (const auto& [k, v] : violations) n += v.size();
+    return n;
+  }
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual Status Setup(Store& store) = 0;
+  virtual std::vector<HandlerSpec> Handlers() = 0;
+  // `count` business events; poison and conflicting ones are mixed in with the dice.
+  virtual std::vector<Event> Events(FaultDice& dice, int count) = 0;
+  // After the run drained: read the database and the broker's terminal queue.
+  virtual void Check(Store& store, const SimBroker& broker, const std::vector<Event>& events,
+                     CheckReport& report) = 0;
+};
+
+}  // namespace idem::sim
