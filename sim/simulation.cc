@@ -63,8 +63,9 @@ std::vector<HandlerSpec> Run::WrappedHandlers() {
     HandlerFn inner = s.fn;
     s.fn = [this, inner](HandlerContext& ctx) -> HandlerResult {
       if (dice_->Roll(Fault::kSlowHandler)) {
-        // R-A3: the handler outlives the visibility timeout (and Kafka's max.poll.interval).
-        env_.Advance(kVisibilityTimeoutMs + env_.Range(1, kVisibilityTimeoutMs));
+        // R-A3: the handler outlives the visibility timeout, Kafka's max.poll.interval
+        // and sometimes the claim lease too.
+        env_.Advance(kVisibilityTimeoutMs + env_.Range(1, popt_.lease_ms));
         kafka_poll_overrun_ = true;
       }
       HandlerResult r = inner(ctx);

@@ -2,7 +2,7 @@
 
 namespace idem {
 
-Decision BatchItem::ToDecision(const std::string& group, const RetryPolicy& /*policy*/) const {
+Decision BatchItem::ToDecision(const std::string& group) const {
   Decision d;
   d.consumer_group = group;
   d.topic = msg->topic;

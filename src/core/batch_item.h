@@ -7,7 +7,6 @@
 #include "idem/decision.h"
 #include "idem/handler.h"
 #include "idem/record.h"
-#include "idem/retry.h"
 
 namespace idem {
 
@@ -56,7 +55,7 @@ struct BatchItem {
     delay_ms = delay;
   }
 
-  Decision ToDecision(const std::string& group, const RetryPolicy& policy) const;
+  Decision ToDecision(const std::string& group) const;
 };
 
 }  // namespace idem

@@ -11,6 +11,7 @@
 
 #include <unordered_map>
 
+#include "core/batch_dedup.h"
 #include "core/batch_item.h"
 #include "core/key.h"
 #include "core/run_handler.h"
@@ -73,7 +74,6 @@ class Pipeline::Impl {
 };
 
 void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
-  std::unordered_map<std::string_view, size_t> first_with_key;
   for (size_t i = 0; i < items.size(); ++i) {
     BatchItem& it = items[i];
     const Message& m = *it.msg;
@@ -99,18 +99,8 @@ void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
     it.fingerprint = std::move(id->fingerprint);
     it.plan = BatchItem::Plan::kRun;
     it.decided_without_db = false;
-    if (!opt_.protection) continue;  // the naive path: every copy runs
-    auto [pos, inserted] = first_with_key.emplace(it.key, i);
-    if (inserted) continue;
-    BatchItem& primary = items[pos->second];
-    if (primary.fingerprint == it.fingerprint) {
-      it.plan = BatchItem::Plan::kCopyOf;
-      it.primary = pos->second;
-    } else {
-      it.Conflict("same key as message " + primary.msg->id + " in this batch with a different payload");
-      it.decided_without_db = true;
-    }
   }
+  if (opt_.protection) MarkInBatchCopies(items);  // unprotected, every copy runs
 }
 
 Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
@@ -337,7 +327,7 @@ void Pipeline::Impl::Settle(std::vector<BatchItem>& items, BatchReport* report) 
   const int64_t now = env_->NowMs();
   const int64_t end_us = env_->MonotonicMicros();
   for (BatchItem& it : items) {
-    Decision d = it.ToDecision(opt_.consumer_group, opt_.retry);
+    Decision d = it.ToDecision(opt_.consumer_group);
     d.at_ms = now;
     d.latency_us = end_us - it.polled_at_us;
     counters_.Count(d.kind);

@@ -49,6 +49,10 @@ TEST(SqliteStoreTest, UnwritableFolderSaysWhatToCheck) {
 
 TEST(SqliteStoreTest, OpenStoreAcceptsSqliteUrlsAndRefusesUnknownSchemes) {
   EXPECT_TRUE(OpenStore("sqlite:" + Dir().File("url.db"), Env::Default()).ok());
+  EXPECT_TRUE(OpenStore("sqlite:" + Dir().File("fast.db") + "?synchronous=normal", Env::Default()).ok());
+  auto opt = OpenStore("sqlite:" + Dir().File("x.db") + "?fsync=maybe", Env::Default());
+  ASSERT_FALSE(opt.ok());
+  EXPECT_NE(opt.status().message().find("synchronous=normal"), std::string::npos);
   auto bad = OpenStore("oracle://x", Env::Default());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("unsupported store URL"), std::string::npos);
