@@ -17,5 +17,6 @@ struct CliError : std::runtime_error {
 void AddPublishCommand(CLI::App& app);
 void AddQueueCommand(CLI::App& app);
 void AddDlqCommand(CLI::App& app);
+void AddDemoCommand(CLI::App& app);
 
 }  // namespace idem::cli

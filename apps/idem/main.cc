@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   idem::cli::AddPublishCommand(app);
   idem::cli::AddQueueCommand(app);
   idem::cli::AddDlqCommand(app);
+  idem::cli::AddDemoCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
