@@ -10,7 +10,7 @@
 //                        0 rows → re-read and classify (already there, stale, too early, illegal)
 //   UpdateIfVersion R-D4 optimistic `WHERE version = ?` for rows without a natural state machine
 //
-// Every helper works through SqlTx with `?` placeholders and portable SQL, so it
+// Every helper works through SqlTx with `?` parameter markers and portable SQL, so it
 // runs unchanged on SQLite, PostgreSQL and MySQL/MariaDB. Table and column names
 // come from code and must be plain identifiers ([A-Za-z_][A-Za-z0-9_]*; checked,
 // InvalidArgument otherwise); values are always bound, never spliced (SPEC R-H4).

@@ -15,7 +15,7 @@ Result<InsertOutcome> InsertOnce(SqlTx& tx, std::string_view table, const std::v
     sql += (i ? ", " : "") + row[i].name;
     params.push_back(row[i].value);
   }
-  sql += ") VALUES (" + guards::Placeholders(row.size()) + ")";
+  sql += ") VALUES (" + guards::ParameterMarkers(row.size()) + ")";
 
   // The savepoint keeps the caller's transaction alive after the violation
   // (PostgreSQL would otherwise refuse every later statement) and undoes only

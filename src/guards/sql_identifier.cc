@@ -21,7 +21,7 @@ Status CheckIdentifiers(std::initializer_list<std::string_view> names) {
   return Status::OK();
 }
 
-std::string Placeholders(size_t n) {
+std::string ParameterMarkers(size_t n) {
   std::string out;
   for (size_t i = 0; i < n; ++i) out += i ? ", ?" : "?";
   return out;

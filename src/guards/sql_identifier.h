@@ -18,6 +18,6 @@ bool IsSqlIdentifier(std::string_view name);
 Status CheckIdentifiers(std::initializer_list<std::string_view> names);
 
 // "?, ?, ?" for n parameters (n >= 1).
-std::string Placeholders(size_t n);
+std::string ParameterMarkers(size_t n);
 
 }  // namespace idem::guards

@@ -99,7 +99,7 @@ Result<TransitionResult> StateMachine::Move(SqlTx& tx, const Value& key, std::st
     params.push_back(c.value);
   }
   sql += " WHERE " + s.key_column + " = ? AND " + s.state_column + " IN (" +
-         guards::Placeholders(preds->second.size()) + ")";
+         guards::ParameterMarkers(preds->second.size()) + ")";
   params.push_back(key);
   for (const std::string& p : preds->second) params.emplace_back(p);
   auto n = tx.Exec(sql, params);
