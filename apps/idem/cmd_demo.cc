@@ -36,7 +36,8 @@ class RunFolder {
       if (ec) throw CliError("cannot create --keep folder '" + keep + "': " + ec.message(), 2);
       return;
     }
-    std::string tmpl = (fs::temp_directory_path() / "idem-demo-XXXXXX").string();
+    // mkdtemp replaces the trailing six X with a unique suffix.
+    std::string tmpl = (fs::temp_directory_path() / ("idem-demo-" + std::string(6, 'X'))).string();
     if (!mkdtemp(tmpl.data())) throw CliError("cannot create a temporary folder in " + fs::temp_directory_path().string());
     path_ = tmpl;
   }
@@ -146,7 +147,8 @@ void AddDemoCommand(CLI::App& app) {
       "  double charges       payments with more than one PAY_DEDUCT ledger row\n"
       "  wrong balances       accounts whose balance is not what the legitimate events make it\n"
       "  regressed states     orders whose state is behind where their events lead\n"
-      "  legit blocked        legitimate events (e.g. a second payment with a new id) without their effect\n\n"
+      "  legit blocked        legitimate events (e.g. a second payment with a new id) without their effect\n"
+      "  msg/s                deliveries per second of real time while consuming (idle polling left out)\n\n"
       "Exit status: 0 when idem shows no damage and blocks nothing; 1 otherwise; 2 for bad usage.\n"
       "Examples:\n"
       "  idem demo\n"

@@ -111,14 +111,19 @@ std::string RenderTable(const DemoSummary& s) {
   out << std::string(126, '-') << "\n";
   for (const DemoRow& r : s.rows) {
     if (r.scenario->cause != payments::Cause::kIncident) continue;
-    out << "Incident 001 replayed: payment P20260928001 of 199.00 for user 10086, published at 10:00:01.\n"
-        << "  off   " << Charges(r.off.incident_charge_times_ms) << "\n"
-        << "  idem  " << Charges(r.on.incident_charge_times_ms) << "\n";
+    out << "Incident 001 replayed: payment P20260928001, 199.00 for user 10086, published at 10:00:01; the bank\n"
+        << "call takes 11 s and the in-app notice after the charge throws once.\n"
+        << "  off   " << Charges(r.off.incident_charge_times_ms)
+        << ": the requeued message ran the whole listener again\n"
+        << "  idem  " << Charges(r.on.incident_charge_times_ms)
+        << ": the throw rolled the charge back; the retry charged once\n";
   }
   int64_t refused = 0;
   for (const DemoRow& r : s.rows) refused += r.on.damage.parked_as_expected;
-  out << "\nidem refused " << refused
-      << " illegal event(s) (a refund after FINISHED) into the terminal queue, each with its reason.\n";
+  out << "\n";
+  if (refused > 0)
+    out << "idem refused " << refused
+        << " illegal event(s) (a refund after FINISHED) into the terminal queue, each with its reason.\n";
   if (s.IdemClean())
     out << "idem: no double charge, no wrong balance, no regressed state, no legitimate message blocked.\n";
   else

@@ -9,7 +9,7 @@ namespace idem::payments {
 
 const std::vector<ScenarioInfo>& Scenarios() {
   static const std::vector<ScenarioInfo> all = {
-      {Cause::kIncident, "001", "incident 001: requeue after charge",
+      {Cause::kIncident, "001", "incident: requeue after charge",
        "a notice throws after the charge; AUTO ack requeues the message and a second instance charges again"},
       {Cause::kProducerResend, "A1", "producer resend",
        "the producer resends after a timeout, half with the same message id and half with a new one"},
