@@ -28,6 +28,10 @@ struct Violations {
 // Reads `dir`/store.db and `dir`/queue.db after a run of `w`.
 Violations CheckInvariants(const std::string& dir, const Workload& w);
 
+// How many legitimate repeat payments (same user, sku and amount as an earlier
+// order, new payment id) were charged exactly once. -1 if one of them was not.
+int RepeatPaymentsCharged(const std::string& dir, const Workload& w);
+
 // The runs' folder layout: RunOptions::dir.
 std::string StorePath(const std::string& dir);
 std::string QueuePath(const std::string& dir);

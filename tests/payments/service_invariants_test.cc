@@ -28,6 +28,8 @@ TEST_P(ServiceInvariants, HoldWithIdemAfterEveryCauseOfRedelivery) {
     }
     testing::Violations v = testing::CheckInvariants(dir.path(), w);
     EXPECT_TRUE(v.empty()) << "seed " << seed << ":\n" << v.Summary();
+    EXPECT_GT(testing::RepeatPaymentsCharged(dir.path(), w), 0)
+        << "a second payment of the same user and amount with a new key must be charged, not blocked";
   }
 }
 
