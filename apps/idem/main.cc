@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   idem::cli::AddQueueCommand(app);
   idem::cli::AddDlqCommand(app);
   idem::cli::AddSimCommand(app);
+  idem::cli::AddDemoCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

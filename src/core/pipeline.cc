@@ -145,6 +145,12 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
         case RecordStatus::kFailed:
           if (it.msg->headers.count(kReplayHeader)) {
             take_over = true;
+          } else if (it.msg->redelivered) {
+            // The broker hands out this very copy again, so the park that failed it
+            // may never have reached the broker (a crash between commit and settle).
+            // Acking it would lose the message; park it again with the original reason.
+            it.Park(r.last_error);
+            IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
           } else {
             it.Duplicate("already parked after a permanent failure: " + r.last_error);
             IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
