@@ -28,6 +28,12 @@ struct BenchArgs {
   bool keep_work_dir = false;
 };
 
+std::string Compact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 // The command line that reproduces this report (only the flags that were changed).
 std::string CommandLine(const BenchArgs& a, const bench::BenchOptions& defaults) {
   const bench::BenchOptions& o = a.options;
@@ -36,7 +42,9 @@ std::string CommandLine(const BenchArgs& a, const bench::BenchOptions& defaults)
   for (const std::string& url : o.store_urls) c += " --store-url " + url.substr(0, url.find("://") + 3) + "…";
   if (!o.redis_url.empty()) c += " --redis-url redis://…";
   if (o.messages != defaults.messages) c += " --messages " + std::to_string(o.messages);
-  if (o.max_seconds != defaults.max_seconds) c += " --seconds " + std::to_string(o.max_seconds);
+  if (o.max_seconds != defaults.max_seconds) c += " --seconds " + Compact(o.max_seconds);
+  if (o.paced_seconds != defaults.paced_seconds) c += " --paced-seconds " + Compact(o.paced_seconds);
+  if (!o.only.empty()) c += " --only '" + o.only + "'";
   if (o.history != defaults.history) c += " --history " + std::to_string(o.history);
   if (o.soak_messages != defaults.soak_messages) c += " --soak-messages " + std::to_string(o.soak_messages);
   if (o.batch_size != 100) c += " --batch-size " + std::to_string(o.batch_size);
@@ -157,6 +165,9 @@ void AddBenchCommand(CLI::App& app) {
   cmd->add_option("--seed", a->options.seed, "Seed of the message stream")->capture_default_str();
   cmd->add_option("--micro-min-time", a->options.micro_min_time_s,
                   "Seconds per micro-benchmark (default 0.2; quick 0.01; below 0: skip them)");
+  cmd->add_option("--only", a->options.only,
+                  "Run only the configurations whose name contains this text, e.g. 'idem B=100 sequential' "
+                  "(to profile one run; the ratios then lack their other half)");
   cmd->callback([a] { Run(*a); });
 }
 

@@ -23,6 +23,7 @@ std::string NameOf(const RunSpec& s) {
   std::string name = s.store_label + (s.redis_url.empty() || s.variant == Variant::kCeiling ? "" : "+redis") + " " +
                      VariantName(s.variant) + " B=" + std::to_string(s.batch_size) + " " + KeyOrderName(s.keys);
   if (s.history > 0) name += " history=" + std::to_string(s.history);
+  if (s.role == Role::kNoCopies) name += " no-copies";
   if (s.phase == Phase::kPaced) name += " paced@" + std::to_string(static_cast<int64_t>(s.rate_per_s)) + "/s";
   if (s.role == Role::kSoak) name += " soak";
   return name;
@@ -68,6 +69,11 @@ std::vector<RunSpec> PlanThroughputRuns(const BenchOptions& o, const StoreTarget
   for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
     RunSpec s = Base(o, store, Role::kRandomKeys, v, b);
     s.keys = KeyOrder::kRandom;
+    runs.push_back(Named(s));
+  }
+  for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
+    RunSpec s = Base(o, store, Role::kNoCopies, v, b);
+    s.duplicate_ratio = 0;
     runs.push_back(Named(s));
   }
   if (o.history > 0) {

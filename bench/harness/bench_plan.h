@@ -5,6 +5,7 @@
 //   sweep       idem and ceiling at each batch size of the sweep (1 … 1,000)
 //   random-keys idem and ceiling with random business keys
 //   history     idem and ceiling with `history` payments already applied
+//   no-copies   idem and ceiling without duplicates: the records' own cost
 //   latency     paced at one common rate (half of naive's throughput) for all three,
 //               then idem and ceiling at half of idem's throughput
 // and once, on the first store, a soak run of idem whose memory is sampled.
@@ -34,6 +35,7 @@ struct BenchOptions {
   double paced_seconds = 0;     // length of each latency run
   int64_t soak_messages = -1;   // 0: no soak run
   double micro_min_time_s = 0;  // per micro-benchmark; < 0: skip them
+  std::string only;             // run only the configurations whose name contains this (profiling)
   void ApplyModeDefaults();
 };
 

@@ -31,8 +31,10 @@ std::string Describe(const RunResult& r) {
     std::snprintf(buf, sizeof buf, "p50 %.1f ms, p99 %.1f ms over %lld messages", r.latency.p50_ms, r.latency.p99_ms,
                   static_cast<long long>(r.latency.samples));
   else
-    std::snprintf(buf, sizeof buf, "%.0f msg/s (%lld messages in %.1f s)", r.msgs_per_s,
-                  static_cast<long long>(r.messages), r.seconds);
+    std::snprintf(buf, sizeof buf,
+                  "%.0f msg/s (%lld messages in %.1f s; CPU %.1f s user, %.1f s kernel; %.1f KiB written a message)",
+                  r.msgs_per_s, static_cast<long long>(r.messages), r.seconds, r.cpu_user_s, r.cpu_system_s,
+                  r.messages ? static_cast<double>(r.bytes_written) / 1024.0 / static_cast<double>(r.messages) : 0.0);
   std::string line = buf;
   line += r.ok ? ", exactly once" : ", FAILED: " + r.error;
   return line;
@@ -100,6 +102,7 @@ BenchOutcome RunBench(const BenchOptions& options, const Progress& progress) {
   if (options.soak_messages > 0) total += 1;
   size_t done = 0;
   auto run = [&](const RunSpec& spec) {
+    if (!options.only.empty() && spec.name.find(options.only) == std::string::npos) return;
     char head[48];
     std::snprintf(head, sizeof head, "[%2zu/%zu] ", ++done, total);
     progress(std::string(head) + spec.name + " ...");
@@ -121,6 +124,8 @@ BenchOutcome RunBench(const BenchOptions& options, const Progress& progress) {
                                             Throughput(FindRun(out, t.label, Role::kRandomKeys, Variant::kCeiling)));
     s.history_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kHistory, Variant::kIdem)),
                                         Throughput(FindRun(out, t.label, Role::kHistory, Variant::kCeiling)));
+    s.no_copies_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kIdem)),
+                                          Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kCeiling)));
     // Latency is compared at a rate all three sustain (half of naive's
     // saturated throughput), then idem and ceiling at half of idem's.
     s.common_rate = 0.5 * s.naive_per_s;
@@ -167,6 +172,7 @@ nlohmann::json ToJson(const BenchOutcome& b) {
         {"idem/ceiling", s.idem_over_ceiling},
         {"random_keys_idem/ceiling", s.random_keys_idem_over_ceiling},
         {"history_idem/ceiling", s.history_idem_over_ceiling},
+        {"no_copies_idem/ceiling", s.no_copies_idem_over_ceiling},
         {"latency_common_rate_per_s", s.common_rate},
         {"latency_high_rate_per_s", s.high_rate},
         {"batch_sweep_msgs_per_s", sweep}};

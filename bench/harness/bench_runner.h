@@ -26,6 +26,7 @@ struct StoreSummary {
   double idem_over_ceiling = 0;
   double random_keys_idem_over_ceiling = 0;
   double history_idem_over_ceiling = 0;
+  double no_copies_idem_over_ceiling = 0;
   double common_rate = 0, high_rate = 0;  // offered rates of the latency runs, msg/s
 };
 

@@ -49,6 +49,9 @@ json ToJson(const RunResult& r) {
   j["seconds"] = r.seconds;
   j["setup_seconds"] = r.setup_seconds;
   j["msgs_per_s"] = r.msgs_per_s;
+  j["cpu_user_s"] = r.cpu_user_s;
+  j["cpu_system_s"] = r.cpu_system_s;
+  j["bytes_written"] = r.bytes_written;
   j["latency_ms"] = {{"samples", r.latency.samples}, {"p50", r.latency.p50_ms}, {"p90", r.latency.p90_ms},
                      {"p99", r.latency.p99_ms},      {"max", r.latency.max_ms},  {"mean", r.latency.mean_ms}};
   j["rss_start_kb"] = r.rss_start_kb;
@@ -92,6 +95,9 @@ RunResult RunResultFromJson(const json& j) {
   Get(j, "seconds", &r.seconds);
   Get(j, "setup_seconds", &r.setup_seconds);
   Get(j, "msgs_per_s", &r.msgs_per_s);
+  Get(j, "cpu_user_s", &r.cpu_user_s);
+  Get(j, "cpu_system_s", &r.cpu_system_s);
+  Get(j, "bytes_written", &r.bytes_written);
   if (auto it = j.find("latency_ms"); it != j.end()) {
     Get(*it, "samples", &r.latency.samples);
     Get(*it, "p50", &r.latency.p50_ms);

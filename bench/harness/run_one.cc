@@ -164,8 +164,14 @@ RunResult RunOne(const RunSpec& spec) {
   r.setup_seconds = static_cast<double>(env->MonotonicMicros() - setup_start) / 1e6;
 
   r.rss_start_kb = CurrentRssKb();
+  const CpuTimes cpu_before = ProcessCpuTimes();
+  const int64_t written_before = BytesWritten();
   s = spec.phase == Phase::kSaturated ? RunSaturated(spec, measured, *source, &r)
                                       : RunPaced(spec, measured, *source, stream, &r);
+  const CpuTimes cpu_after = ProcessCpuTimes();
+  r.cpu_user_s = cpu_after.user_s - cpu_before.user_s;
+  r.cpu_system_s = cpu_after.system_s - cpu_before.system_s;
+  r.bytes_written = BytesWritten() - written_before;
   const DecisionCounters& c = measured.counters();
   r.messages = source->counts().acked;
   r.unique = stream.unique();

@@ -19,6 +19,7 @@ const char* RoleName(Role r) {
     case Role::kSweep: return "batch-sweep";
     case Role::kRandomKeys: return "random-keys";
     case Role::kHistory: return "history";
+    case Role::kNoCopies: return "no-copies";
     case Role::kLatencyCommon: return "latency-common-rate";
     case Role::kLatencyHigh: return "latency-high-rate";
     case Role::kSoak: return "soak";
@@ -27,7 +28,7 @@ const char* RoleName(Role r) {
 }
 
 bool RoleFromName(const std::string& name, Role* out) {
-  for (Role r : {Role::kCompare, Role::kSweep, Role::kRandomKeys, Role::kHistory, Role::kLatencyCommon,
+  for (Role r : {Role::kCompare, Role::kSweep, Role::kRandomKeys, Role::kHistory, Role::kNoCopies, Role::kLatencyCommon,
                  Role::kLatencyHigh, Role::kSoak})
     if (name == RoleName(r)) {
       *out = r;

@@ -36,6 +36,7 @@ enum class Role {
   kSweep,          // throughput against batch size
   kRandomKeys,     // random instead of sequential business keys
   kHistory,        // with a history of payments and records already in the tables
+  kNoCopies,       // no duplicates at all: what the records cost, apart from catching copies
   kLatencyCommon,  // paced at one rate every variant can sustain
   kLatencyHigh,    // paced at half of idem's saturated throughput
   kSoak,           // a long run whose resident memory is sampled
@@ -81,6 +82,9 @@ struct RunResult {
   double seconds = 0;          // the measured phase
   double setup_seconds = 0;    // schema, seed data (not measured)
   double msgs_per_s = 0;       // messages / seconds (copies included: the consumer handles them too)
+  double cpu_user_s = 0;       // CPU time of the measured phase, user space
+  double cpu_system_s = 0;     // … and in the kernel (journal writes, fsync)
+  int64_t bytes_written = 0;   // handed to write(2) during the measured phase (the store's journal)
   LatencyStats latency;        // paced phase only
 
   int64_t rss_start_kb = 0;    // resident memory when the measured phase began
