@@ -50,6 +50,14 @@ std::vector<StoreTarget> StoreTargets(const BenchOptions& o) {
   for (const std::string& url : o.store_urls) {
     std::string label = url.substr(0, url.find(':'));
     if (label == "postgresql") label = "postgres";
+    // Tables and ratios are keyed by label, so two targets never share one.
+    const std::string base = label;
+    for (int n = 2;; ++n) {
+      bool taken = false;
+      for (const StoreTarget& t : out) taken = taken || t.label == label;
+      if (!taken) break;
+      label = base + "#" + std::to_string(n);
+    }
     out.push_back({label, url, o.redis_url});
   }
   return out;

@@ -115,7 +115,7 @@ Status SeedHistory(Store& store, const SeedPlan& plan) {
 }  // namespace
 
 Status SeedStore(Store& store, const SeedPlan& plan) {
-  if (store.Dialect() != "sqlite") IDEM_RETURN_IF_ERROR(DropPaymentTables(store));
+  if (!plan.fresh_store) IDEM_RETURN_IF_ERROR(DropPaymentTables(store));
   IDEM_RETURN_IF_ERROR(payments::CreateSchema(store, payments::SchemaVariant::kGuarded));
   IDEM_RETURN_IF_ERROR(InsertRows(store, "pay_accounts", {"user_id", "balance_cents", "opening_cents"}, 0, kAccounts,
                                   [](int64_t i, std::vector<Value>& row) {

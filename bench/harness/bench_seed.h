@@ -25,10 +25,11 @@ struct SeedPlan {
   int64_t new_orders = 0;  // payments history … history+new_orders-1, orders WAIT_PAY
   bool history_records = false;  // also write the history's consumption records
   std::string consumer_group;    // the group those records belong to
+  bool fresh_store = false;      // a new, empty file: nothing to clear
 };
 
-// On a shared database (not SQLite) the payments tables are dropped and created
-// again first: a bench store URL must name a scratch database.
+// Unless the store is fresh, the payments tables are dropped and created again
+// first: a bench store URL must name a scratch database.
 Status SeedStore(Store& store, const SeedPlan& plan);
 
 }  // namespace idem::bench

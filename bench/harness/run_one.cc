@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -145,6 +146,7 @@ RunResult RunOne(const RunSpec& spec) {
   seed.new_orders = PayStream::UniqueIn(spec.seed, spec.duplicate_ratio, offered);
   seed.history_records = spec.variant != Variant::kCeiling;
   seed.consumer_group = rig.group;
+  seed.fresh_store = !rig.sqlite_path.empty();
   if (Status s = SeedStore(*rig.store, seed); !s.ok()) {
     r.error = "cannot seed the store: " + s.ToString();
     return r;
@@ -180,7 +182,10 @@ RunResult RunOne(const RunSpec& spec) {
   r.business_runs = rig.tally.business_runs;
   r.msgs_per_s = r.seconds > 0 ? static_cast<double>(r.messages) / r.seconds : 0;
   r.rss_kb_at.emplace_back(r.messages, CurrentRssKb());
+  // getrusage's high-water mark lags the kernel's per-thread RSS counters a
+  // little; a sample taken by hand may be higher.
   r.peak_rss_kb = PeakRssKb();
+  for (const auto& [messages, kb] : r.rss_kb_at) r.peak_rss_kb = std::max(r.peak_rss_kb, kb);
   if (!s.ok()) {
     r.error = "the pipeline failed: " + s.ToString();
     return r;
