@@ -52,7 +52,6 @@ struct Delivery {
 
 struct PendingMove {
   std::string receipt;  // of the original delivery
-  Settlement::Kind kind;
   std::unique_ptr<Outgoing> copy;
   std::string delay_queue;  // wait/hold queue to declare first; empty for the terminal queue
   int64_t delay_ms = 0;
@@ -267,7 +266,6 @@ Result<std::vector<Message>> RabbitMqBroker::Poll(size_t max_messages, int64_t m
 void RabbitMqBroker::QueueMove(const std::string& receipt, const Delivery& d, const Settlement& s, int64_t now) {
   PendingMove move;
   move.receipt = receipt;
-  move.kind = s.kind;
   move.copy = Outgoing::CopyOf(d.envelope.message.properties, d.envelope.message.body);
   const Message& m = *s.message;
   switch (s.kind) {
@@ -304,27 +302,25 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
     const std::string& receipt = s.message->receipt;
     const Delivery& d = *deliveries[i];
     // A stale delivery came on a connection that is gone: RabbitMQ has already
-    // put it back and will deliver it again, so acking, retrying or releasing it
-    // here would only make a second copy. Parking is the exception: the record
-    // now says FAILED and the redelivered copy will be acked as "already parked",
-    // so the terminal copy must be made now or never.
-    const bool stale = IsStale(d);
+    // put it back and will deliver it again, and the pipeline decides again then
+    // (a copy whose record says FAILED is parked again). Acting on it here would
+    // only make a second copy.
+    if (IsStale(d)) {
+      forget.push_back(receipt);
+      continue;
+    }
     switch (s.kind) {
       case Settlement::Kind::kAck:
-        (stale ? forget : acks).push_back(receipt);
+        acks.push_back(receipt);
         break;
       case Settlement::Kind::kRetry:
-        if (stale) forget.push_back(receipt);
-        else QueueMove(receipt, d, s, now);
-        break;
       case Settlement::Kind::kPark:
         QueueMove(receipt, d, s, now);
         break;
       case Settlement::Kind::kRelease:
         // A short hold is a plain requeue: the pipeline backs off by itself, and a
         // hold queue for every few milliseconds would cost more than it saves.
-        if (stale) forget.push_back(receipt);
-        else if (s.delay_ms >= opt_.release_min_delay_ms) QueueMove(receipt, d, s, now);
+        if (s.delay_ms >= opt_.release_min_delay_ms) QueueMove(receipt, d, s, now);
         else requeues.push_back(receipt);
         break;
     }
@@ -332,14 +328,20 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
   for (const std::string& receipt : forget) in_flight_.erase(receipt);
   Status moved = FinishMoves(&acks);
   Status acked = AckAndRequeue(acks, requeues);
-  return moved.ok() ? acked : moved;
+  if (!moved.ok()) return moved;
+  if (!acked.ok()) return acked;
+  if (!forget.empty())
+    return Status::Unavailable(std::to_string(forget.size()) +
+                               " message(s) were delivered on a RabbitMQ connection that has since been lost; "
+                               "RabbitMQ delivers them again and the guard absorbs the copies");
+  return Status::OK();
 }
 
 Status RabbitMqBroker::FinishMoves(std::vector<std::string>* acks) {
-  // Moves of stale deliveries are dropped, except parks (see Settle).
+  // A move whose original went stale meanwhile is dropped: the broker delivers
+  // the original again (see Settle).
   std::erase_if(pending_, [&](const PendingMove& p) {
-    const Delivery& d = *in_flight_.at(p.receipt);
-    if (!IsStale(d) || p.kind == Settlement::Kind::kPark) return false;
+    if (!IsStale(*in_flight_.at(p.receipt))) return false;
     in_flight_.erase(p.receipt);
     return true;
   });
@@ -354,10 +356,7 @@ Status RabbitMqBroker::FinishMoves(std::vector<std::string>* acks) {
   if (!s.ok())
     return Annotate(s, " (" + std::to_string(pending_.size()) +
                            " retry/terminal move(s) stay pending; their originals stay unacknowledged)");
-  for (PendingMove& p : pending_) {
-    if (IsStale(*in_flight_.at(p.receipt))) in_flight_.erase(p.receipt);
-    else acks->push_back(p.receipt);
-  }
+  for (PendingMove& p : pending_) acks->push_back(p.receipt);
   pending_.clear();
   return Status::OK();
 }
