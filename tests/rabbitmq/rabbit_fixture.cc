@@ -17,6 +17,7 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
   if (pid == 0) {
     dup2(in[0], 0);
     dup2(out[1], 1);
+    dup2(out[1], 2);
     close(in[1]);
     close(out[0]);
     std::vector<char*> args;

@@ -19,7 +19,8 @@
 
 namespace idem::testing {
 
-// Runs a program without a shell. Returns its exit status (or 128 + signal) and stdout.
+// Runs a program without a shell. Returns its exit status (or 128 + signal) and
+// its stdout and stderr together.
 struct CommandResult {
   int status = -1;
   std::string out;
