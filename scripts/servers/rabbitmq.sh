@@ -38,11 +38,14 @@ export RABBITMQ_CONF_ENV_FILE="$base/rabbitmq-env.conf"
 export RABBITMQ_CONFIG_FILE="$base/rabbitmq"   # .conf is appended by the server
 export RABBITMQ_ENABLED_PLUGINS_FILE="$base/enabled_plugins"
 export RABBITMQ_ADVANCED_CONFIG_FILE="$base/advanced.config"
+# A failing rabbitmqctl would otherwise leave erl_crash.dump in the current folder.
+export ERL_CRASH_DUMP="$base/erl_crash.dump"
 url="amqp://guest:guest@127.0.0.1:$port/%2f"
 
 ctl() { "$bin/rabbitmqctl" -n "$node" "$@"; }
 
-running() { ctl status >/dev/null 2>&1; }
+# Without its HOME (and Erlang cookie) the node cannot be ours or running.
+running() { [ -d "$HOME" ] && ctl status >/dev/null 2>&1; }
 
 write_env() {
   local env_file="$build/test-servers.env"
