@@ -59,8 +59,8 @@
 // or reorders dead letters. The trade-off: while a console call runs, the dead
 // letters it has read are invisible to other readers of Q.dead, and one call reads
 // at most `dead_scan_limit` of them. Dead-letter ids are int64 values stamped in
-// x-idem-dead-id when idem parks a message (time-ordered: milliseconds since
-// 2024-01-01 in the high bits); a message the broker dead-lettered by itself gets
+// x-idem-dead-id when idem parks a message (time-ordered: Unix milliseconds in
+// the high bits, so they are long); a message the broker dead-lettered by itself gets
 // an id derived from its x-death time and message id, stable while it sits there.
 //
 // Limits: BrokerOptions::topics is refused (a RabbitMQ queue receives every

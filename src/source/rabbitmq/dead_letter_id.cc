@@ -5,9 +5,9 @@
 namespace idem::rabbitmq {
 namespace {
 
-constexpr int64_t kEpochMs = 1'704'067'200'000;  // 2024-01-01T00:00:00Z
-
-int64_t Compose(int64_t ms, int64_t low20) { return (std::max<int64_t>(ms - kEpochMs, 0) << 20) | low20; }
+// 43 bits of Unix milliseconds last until the year 2248; no custom epoch, so a
+// clock (or a test clock) set to any time since 1970 still gives ordered ids.
+int64_t Compose(int64_t ms, int64_t low20) { return (std::max<int64_t>(ms, 0) << 20) | low20; }
 
 }  // namespace
 
@@ -32,6 +32,6 @@ int64_t DeadLetterIds::Derived(int64_t time_ms, uint64_t hash) {
   return Compose(time_ms, static_cast<int64_t>(hash & 0xfffff));
 }
 
-int64_t DeadLetterIds::TimeMsOf(int64_t id) { return (id >> 20) + kEpochMs; }
+int64_t DeadLetterIds::TimeMsOf(int64_t id) { return id >> 20; }
 
 }  // namespace idem::rabbitmq

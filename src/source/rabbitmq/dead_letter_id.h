@@ -2,7 +2,7 @@
 // message, so the console can name a dead letter that lives in a broker queue.
 //
 // Layout (Snowflake-like, so ids sort by parking time and need no coordination):
-//   bits 62..20  milliseconds since 2024-01-01T00:00:00Z
+//   bits 62..20  milliseconds since the Unix epoch
 //   bits 19..10  this process's instance number (random)
 //   bits  9..0   sequence within the millisecond
 // A message the broker dead-lettered by itself has no stamp; Derived() builds its
