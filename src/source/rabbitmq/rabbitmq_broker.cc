@@ -61,14 +61,14 @@ Status RabbitMqBroker::EnsureDelayQueue(const std::string& queue, int64_t ttl_ms
 }
 
 Status RabbitMqBroker::Publish(const std::vector<Outgoing*>& batch,
-                               const std::vector<std::pair<std::string, int64_t>>& declare) {
+                               const std::vector<std::pair<std::string, int64_t>>& declare, bool hold) {
   Status s;
   for (int attempt = 0; attempt < 2; ++attempt) {
     const bool was_open = publisher_.is_open();
     s = EnsurePublisher();
     for (const auto& [queue, ttl] : declare)
       if (s.ok()) s = EnsureDelayQueue(queue, ttl);
-    if (s.ok()) s = confirms_.PublishAll(batch);
+    if (s.ok()) s = hold ? confirms_.PublishOrHold(batch) : confirms_.PublishAll(batch);
     // Unroutable: a queue was deleted under us; reconnecting re-declares them all.
     if (!s.ok() && confirms_.last_returned() > 0) publisher_.MarkBroken();
     if (s.ok() || !was_open || publisher_.is_open()) break;

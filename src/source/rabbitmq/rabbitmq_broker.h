@@ -49,6 +49,7 @@ struct PendingMove {
   std::unique_ptr<Outgoing> copy;
   std::string delay_queue;  // wait/hold queue to declare first; empty for the terminal queue
   int64_t delay_ms = 0;
+  uint64_t held_by = 0;  // ConfirmedPublisher generation holding it unconfirmed; 0 = not sent
 };
 
 class RabbitMqBroker final : public Broker {
@@ -87,8 +88,10 @@ class RabbitMqBroker final : public Broker {
   Status EnsureDelayQueue(const std::string& queue, int64_t ttl_ms);
   // Declares what `declare` names, publishes `batch` and waits for the confirms;
   // once more on a fresh connection if the first try found the connection dead
-  // (an idle publisher misses heartbeats and the broker drops it).
-  Status Publish(const std::vector<Outgoing*>& batch, const std::vector<std::pair<std::string, int64_t>>& declare);
+  // (an idle publisher misses heartbeats and the broker drops it). With `hold`,
+  // confirms that are only slow leave the batch held (ConfirmedPublisher).
+  Status Publish(const std::vector<Outgoing*>& batch, const std::vector<std::pair<std::string, int64_t>>& declare,
+                 bool hold = false);
   bool IsStale(const Delivery& d) const { return d.generation != consumer_.generation() || !consumer_.is_open(); }
   void QueueMove(const std::string& receipt, const Delivery& d, const Settlement& s, int64_t now);
   // Publishes every pending move; appends the receipts to ack on success.

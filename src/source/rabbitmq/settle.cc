@@ -1,14 +1,16 @@
 // RabbitMqBroker::Settle and the pending moves.
 //
 // Settle, for one batch:
-//   1. every kRetry / kPark / delayed kRelease becomes a pending move: a copy
-//      for the wait, terminal or hold queue, built from the original delivery;
-//   2. all pending moves are published and confirmed;
-//   3. the originals of confirmed moves and every kAck are acked (one
-//      multiple-ack for the contiguous prefix of this channel's outstanding
-//      tags); short kReleases are nacked with requeue.
+//   1. every kAck is acked (one multiple-ack for the contiguous prefix of the
+//      channel's outstanding tags) and short kReleases are nacked with requeue;
+//   2. every kRetry / kPark / long kRelease becomes a pending move: a copy for
+//      the wait, terminal or hold queue, built from the original delivery;
+//      all pending moves are published and confirmed;
+//   3. the originals of the confirmed moves are acked.
 // A move that cannot be confirmed stays pending, its original unacked (so it
-// is safe in the broker), and is tried again by the next Settle or Poll.
+// is safe in the broker), and is tried again by the next Settle or Poll. If
+// the broker is only slow to confirm (an alarm blocks publishers), the batch is
+// held and awaited again rather than sent again.
 #include <amqp.h>
 
 #include <algorithm>
@@ -84,10 +86,15 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
     }
   }
   for (const std::string& receipt : forget) in_flight_.erase(receipt);
-  Status moved = FinishMoves(&acks);
+  // Plain acks first: they need nothing from the publisher, which may be
+  // blocked; then the moves, and the acks of the originals they confirmed.
   Status acked = AckAndRequeue(acks, requeues);
-  if (!moved.ok()) return moved;
+  std::vector<std::string> moved;
+  Status moves = FinishMoves(&moved);
+  Status acked_moved = AckAndRequeue(moved, {});
+  if (!moves.ok()) return moves;
   if (!acked.ok()) return acked;
+  if (!acked_moved.ok()) return acked_moved;
   if (!forget.empty())
     return Status::Unavailable(std::to_string(forget.size()) +
                                " message(s) were delivered on a RabbitMQ connection that has since been lost; "
@@ -104,16 +111,34 @@ Status RabbitMqBroker::FinishMoves(std::vector<std::string>* acks) {
     return true;
   });
   if (pending_.empty()) return Status::OK();
+  const std::string note = " (" + std::to_string(pending_.size()) +
+                           " retry/terminal move(s) stay pending; their originals stay unacknowledged)";
+  if (confirms_.holding()) {
+    // A batch a blocked broker has not confirmed yet: wait for it rather than
+    // send another copy of every move.
+    Status s = confirms_.Resume();
+    if (confirms_.holding()) return Annotate(s, note);
+    const uint64_t held_by = confirms_.generation();
+    if (s.ok()) {
+      std::erase_if(pending_, [&](const PendingMove& p) {
+        if (p.held_by != held_by) return false;
+        acks->push_back(p.receipt);
+        return true;
+      });
+    }
+    for (PendingMove& p : pending_) p.held_by = 0;  // whatever is left is sent (again) now
+    if (pending_.empty()) return Status::OK();
+  }
   std::vector<Outgoing*> batch;
   std::vector<std::pair<std::string, int64_t>> declare;
   for (PendingMove& p : pending_) {
     batch.push_back(p.copy.get());
     if (!p.delay_queue.empty()) declare.emplace_back(p.delay_queue, p.delay_ms);
   }
-  Status s = Publish(batch, declare);
-  if (!s.ok())
-    return Annotate(s, " (" + std::to_string(pending_.size()) +
-                           " retry/terminal move(s) stay pending; their originals stay unacknowledged)");
+  Status s = Publish(batch, declare, /*hold=*/true);
+  if (confirms_.holding())
+    for (PendingMove& p : pending_) p.held_by = confirms_.generation();
+  if (!s.ok()) return Annotate(s, note);
   for (PendingMove& p : pending_) acks->push_back(p.receipt);
   pending_.clear();
   return Status::OK();
