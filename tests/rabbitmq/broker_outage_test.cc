@@ -18,12 +18,22 @@ class RabbitBrokerOutage : public RabbitTest {
     script_ = script ? script : "";
   }
   void Ctl(const std::vector<std::string>& command) {
+    if (command[0] == "stop_app") stopped_ = true;
+    if (command[0] == "set_vm_memory_high_watermark") blocked_ = command[1] == "0";
     std::vector<std::string> argv{script_, "ctl"};
     argv.insert(argv.end(), command.begin(), command.end());
     CommandResult r = RunCommand(argv);
     ASSERT_EQ(r.status, 0) << "rabbitmqctl " << command[0] << " failed: " << r.out;
+    if (command[0] == "start_app") stopped_ = false;
+  }
+  // Whatever a test left behind is undone, so a failing test cannot leave the
+  // shared broker stopped or blocked for the tests after it.
+  void TearDown() override {
+    if (stopped_) (void)RunCommand({script_, "ctl", "start_app"});
+    if (blocked_) (void)RunCommand({script_, "ctl", "set_vm_memory_high_watermark", "0.4"});
   }
   std::string script_;
+  bool stopped_ = false, blocked_ = false;
 };
 
 #define IDEM_REQUIRE_RABBITMQ_CTL()                                                                     \

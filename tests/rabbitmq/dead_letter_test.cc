@@ -159,5 +159,20 @@ TEST_F(RabbitDeadLetters, MessagesRejectedByOthersLandInTheTerminalQueue) {
   ASSERT_TRUE(RunUntil(*pipeline, [&] { return Effects("P1") == 1; }));
 }
 
+// An operator deleted the terminal queue under a running broker object. The
+// mandatory publish comes back unroutable instead of vanishing, idem declares
+// its queues again and the dead letter arrives.
+TEST_F(RabbitDeadLetters, ADeletedTerminalQueueIsDeclaredAgainBeforeParking) {
+  IDEM_REQUIRE_RABBITMQ();
+  auto broker = OpenQueue();
+  ASSERT_NE(broker, nullptr);
+  CommandResult r = RunCommand({"amqp-delete-queue", "-u", base_url_, "-q", queue_ + ".dead"});
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::vector<int64_t> ids = Park(*broker, 1);
+  std::vector<DeadLetter> dead = Dead();
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].id, ids[0]);
+}
+
 }  // namespace
 }  // namespace idem::testing
