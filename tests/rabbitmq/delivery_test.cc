@@ -145,6 +145,38 @@ TEST_F(RabbitDelivery, ReleaseGivesTheMessageBack) {
   ASSERT_TRUE(broker->Settle({Settlement{&(*again)[0], Settlement::Kind::kAck, 0, ""}}).ok());
 }
 
+// Acks go out as one multiple-ack only for a gap-free run of the oldest
+// outstanding deliveries: a message in a gap must not be acked with its neighbours.
+TEST_F(RabbitDelivery, AMultipleAckNeverCoversAMessageThatIsNotSettledAsAcked) {
+  IDEM_REQUIRE_RABBITMQ();
+  Publish({R"({"payment_id":"P0","amount":1})", R"({"payment_id":"P1","amount":1})",
+           R"({"payment_id":"P2","amount":1})", R"({"payment_id":"P3","amount":1})"});
+  auto broker = OpenQueue();
+  ASSERT_NE(broker, nullptr);
+  std::vector<Message> held;
+  const int64_t deadline_us = Env::Default()->MonotonicMicros() + 30'000'000;
+  while (held.size() < 4 && Env::Default()->MonotonicMicros() < deadline_us) {
+    auto got = broker->Poll(10, 200);
+    ASSERT_TRUE(got.ok());
+    held.insert(held.end(), got->begin(), got->end());
+  }
+  ASSERT_EQ(held.size(), 4u);
+  // P0, P1 and P3 acked (P0..P1 as one multiple-ack), P2 given back.
+  ASSERT_TRUE(broker
+                  ->Settle({Settlement{&held[0], Settlement::Kind::kAck, 0, ""},
+                            Settlement{&held[1], Settlement::Kind::kAck, 0, ""},
+                            Settlement{&held[2], Settlement::Kind::kRelease, 0, "undecided"},
+                            Settlement{&held[3], Settlement::Kind::kAck, 0, ""}})
+                  .ok());
+  auto again = broker->Poll(10, 5'000);
+  ASSERT_TRUE(again.ok() && again->size() == 1u);
+  EXPECT_EQ((*again)[0].payload, held[2].payload);
+  EXPECT_TRUE((*again)[0].redelivered);
+  ASSERT_TRUE(broker->Settle({Settlement{&(*again)[0], Settlement::Kind::kAck, 0, ""}}).ok());
+  broker.reset();
+  EXPECT_EQ(Stats().ready, 0);
+}
+
 TEST_F(RabbitDelivery, ConsumingOnlySomeTopicsIsRefusedWithAnExplanation) {
   IDEM_REQUIRE_RABBITMQ();
   BrokerOptions o;
