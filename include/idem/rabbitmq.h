@@ -19,9 +19,10 @@
 //                         dead-lettered back to Q when the TTL runs out. Every pass
 //                         counts as an attempt (x-idem-attempt + 1; cross-checked
 //                         with the broker's own x-death counts for these queues).
-//   queue Q.hold.<ms>     the same for delays that are not attempts: kRelease with
-//                         a delay (rounded down to 1-2-5 steps: 1 s, 2 s, 5 s, 10 s…)
-//                         and PublishBatch(…, delay_ms).
+//   queue Q.hold.<ms>     the same for delays that are not attempts: a kRelease of
+//                         at least release_min_delay_ms (rounded up to 1-2-5 steps:
+//                         1 s, 2 s, 5 s, 10 s…; a shorter one is a plain
+//                         basic.nack with requeue) and PublishBatch(…, delay_ms).
 //   queue Q.dead          the terminal queue: a parked message with its reason,
 //                         attempts and failure times in x-idem-* headers.
 //   queue Q.audit         one JSON message per dead letter replayed or purged:
@@ -43,7 +44,11 @@
 //     replays, audit records) is persistent, mandatory and confirmed by the
 //     broker (publisher confirms) before the call returns or the original is acked.
 //     A move that cannot be confirmed is retried by the adapter on later calls;
-//     the original stays unacknowledged (safe in the broker) until it is.
+//     the original stays unacknowledged (safe in the broker) until it is. While
+//     an alarm blocks publishers, the unconfirmed move is awaited, not sent again.
+//     (idem's own moves do not use basic.nack(requeue=false): the dead-lettering
+//     it triggers cannot carry the reason, and for classic queues it is not
+//     confirmed, i.e. at most once. Publish, confirm, then ack is at least once.)
 //   - A delivery is acked only in Settle, i.e. after the pipeline's transaction
 //     outcome is known. Contiguous acks are sent as one multiple-ack.
 //   - Receipts carry the connection generation: after a reconnect, a stale
@@ -51,6 +56,9 @@
 //     the message back and the guard absorbs the redelivered copy.
 //   - Connections are re-established on the next call after a broker restart or
 //     a network failure; errors meanwhile are retryable (Status::Unavailable).
+//   - rabbitmq-c answers heartbeats only inside calls: keep one batch's work
+//     shorter than two heartbeats (60 s by default), or the broker drops the
+//     consuming connection and delivers the batch again (the guard absorbs it).
 //
 // Terminal-queue console (ListDead/GetDead/ReplayDead/PurgeDead): the terminal
 // queue is read with basic.get on a short-lived channel without acking; what is
@@ -60,8 +68,9 @@
 // letters it has read are invisible to other readers of Q.dead, and one call reads
 // at most `dead_scan_limit` of them. Dead-letter ids are int64 values stamped in
 // x-idem-dead-id when idem parks a message (time-ordered: Unix milliseconds in
-// the high bits, so they are long); a message the broker dead-lettered by itself gets
-// an id derived from its x-death time and message id, stable while it sits there.
+// the high bits, so they are long); a message the broker dead-lettered by itself
+// gets an id derived from its x-death time and message id, stable while it
+// sits there.
 //
 // Limits: BrokerOptions::topics is refused (a RabbitMQ queue receives every
 // topic of its exchange; use one queue per set of topics). Stats cannot tell how
