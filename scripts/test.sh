@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 ./scripts/build.sh
 
 servers=()
-for s in scripts/servers/*.sh; do [ -e "$s" ] && servers+=("$s"); done
+for s in scripts/servers/*.sh; do [ -e "$s" ] && servers+=("$PWD/$s"); done  # absolute: the trap runs after cd build
 stop_servers() { for s in "${servers[@]}"; do "$s" stop || true; done; }
 trap stop_servers EXIT
 for s in "${servers[@]}"; do "$s" start; done

@@ -146,7 +146,11 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
           if (it.msg->headers.count(kReplayHeader)) {
             take_over = true;
           } else {
-            it.Duplicate("already parked after a permanent failure: " + r.last_error);
+            // Parked again, not acked as a duplicate: the consumer may have died
+            // between the commit that recorded the failure and the move to the
+            // terminal queue, and then this copy is the only one left. At worst
+            // the terminal queue holds two copies; replay runs the guard again.
+            it.Park("already parked after a permanent failure: " + r.last_error);
             IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
           }
           break;
