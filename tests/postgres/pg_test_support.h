@@ -1,0 +1,41 @@
+// Helpers for tests against the PostgreSQL that scripts/servers/postgres.sh
+// starts (its URL in IDEM_TEST_POSTGRES_URL), and a payments handler whose SQL
+// runs on PostgreSQL and SQLite alike.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "idem/handler.h"
+#include "idem/store.h"
+
+namespace idem::testing {
+
+// IDEM_TEST_POSTGRES_URL, or "" when the tests should skip.
+std::string PostgresTestUrl();
+inline constexpr const char* kNoPostgres =
+    "IDEM_TEST_POSTGRES_URL is not set: run scripts/test.sh, or scripts/servers/postgres.sh start and "
+    "export the URL it writes to build/test-servers.env";
+
+// Creates a fresh, empty schema in the test database and returns a URL whose
+// search_path points at it. Each call makes a new one (name unique per process
+// and call). "" on failure, after recording a test failure.
+std::string FreshSchemaUrl();
+
+// Runs SQL on a separate maintenance connection to the test database (used to
+// kill connections and to inspect state behind a store's back).
+bool RunMaintenanceSql(const std::string& sql);
+
+// Opens a PostgreSQL store or records a test failure and returns null.
+std::unique_ptr<Store> OpenPgStoreOrFail(const std::string& url);
+
+// The pay handler of test_util.h in SQL that PostgreSQL and SQLite both run:
+// `effects(key, msg_id, amount)` has no unique constraint, so only the guard
+// can stop a duplicate; `accounts(owner, balance)` is debited by one UPDATE.
+void CreatePortableEffectTables(Store& store);
+HandlerSpec PortablePayHandler(const std::string& topic = "pay");
+int64_t CountPortableEffects(Store& store);
+int64_t PortableBalance(Store& store, const std::string& owner);
+
+}  // namespace idem::testing
