@@ -7,6 +7,7 @@
 #include "idem/pipeline.h"
 #include "postgres/pg_test_support.h"
 #include "testing/consumer_group.h"
+#include "testing/portable_pay.h"
 #include "testing/test_util.h"
 
 namespace idem::testing {
@@ -95,12 +96,8 @@ TEST_F(PgPipelineTest, CopiesInOneBatchAndAcrossBatchesApplyOnce) {
 TEST_F(PgPipelineTest, ConcurrentConsumersWithInjectedDuplicatesApplyEachPaymentOnce) {
   constexpr int kPayments = 60, kCopies = 3, kChunk = 10, kConsumers = 4;
   int64_t total = 0;
-  for (int chunk = 0; chunk < kPayments / kChunk; ++chunk)
-    for (int copy = 0; copy < kCopies; ++copy)
-      for (int i = chunk * kChunk; i < (chunk + 1) * kChunk; ++i) {
-        Publish("P" + std::to_string(i), i + 1, "P" + std::to_string(i) + "-copy" + std::to_string(copy));
-        if (copy == 0) total += i + 1;
-      }
+  std::vector<Message> messages = PaymentCopies(kPayments, kCopies, kChunk, &total);
+  ASSERT_TRUE(queue_->PublishBatch(messages).ok());
   ConsumerGroup group(kConsumers, [&](int) {
     ConsumerParts c;
     c.queue = OpenQueue();

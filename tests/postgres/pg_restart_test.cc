@@ -10,6 +10,7 @@
 #include "idem/pipeline.h"
 #include "postgres/pg_test_support.h"
 #include "testing/consumer_group.h"
+#include "testing/portable_pay.h"
 #include "testing/test_util.h"
 
 namespace idem::testing {
@@ -49,27 +50,13 @@ TEST(PgRestartTest, ServerRestartMidTransactionLosesNothingAndDuplicatesNothing)
 
   constexpr int kPayments = 200;
   int64_t total = 0;
-  for (int copy = 0; copy < 2; ++copy)
-    for (int i = 0; i < kPayments; ++i) {
-      Message m;
-      m.id = "P" + std::to_string(i) + "-" + std::to_string(copy);
-      m.topic = "pay";
-      m.payload = R"({"payment_id":"P)" + std::to_string(i) + R"(","amount":)" + std::to_string(i + 1) + "}";
-      ASSERT_TRUE(queue->Publish(m).ok());
-      if (copy == 0) total += i + 1;
-    }
+  std::vector<Message> messages = PaymentCopies(kPayments, 2, kPayments, &total);
+  ASSERT_TRUE(queue->PublishBatch(messages).ok());
 
   // The first run of payment P0 waits inside its transaction until the server
   // has restarted, so at least one transaction is certainly cut off mid-way.
-  std::atomic<bool> gate_entered{false}, gate_open{false};
-  HandlerSpec spec = PortablePayHandler();
-  spec.fn = [inner = spec.fn, &gate_entered, &gate_open](HandlerContext& ctx) {
-    if (ctx.idempotency_key == "pay:P0" && !gate_open) {
-      gate_entered = true;
-      WaitFor([&] { return gate_open.load(); }, 60'000);
-    }
-    return inner(ctx);
-  };
+  Gate gate;
+  const HandlerSpec spec = GatedHandler(PortablePayHandler(), "pay:P0", &gate);
   PipelineOptions o;
   o.max_linger_ms = 0;
   o.batch_size = 10;
@@ -83,10 +70,10 @@ TEST(PgRestartTest, ServerRestartMidTransactionLosesNothingAndDuplicatesNothing)
     EXPECT_TRUE(c.pipeline->Register(spec).ok());
     return c;
   });
-  ASSERT_TRUE(WaitFor([&] { return gate_entered.load(); }, 30'000));
+  ASSERT_TRUE(WaitFor([&] { return gate.entered.load(); }, 30'000));
   const int64_t start_before = QueryInt(*store, kServerStartSql);
   ASSERT_EQ(std::system((kScript + " restart").c_str()), 0);
-  gate_open = true;
+  gate.open = true;
   ASSERT_TRUE(WaitFor([&] { return QueueSettled(*queue); }, 90'000)) << "the queue never settled";
   group.Stop();
 

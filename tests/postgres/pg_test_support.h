@@ -1,13 +1,10 @@
 // Helpers for tests against the PostgreSQL that scripts/servers/postgres.sh
-// starts (its URL in IDEM_TEST_POSTGRES_URL), and a payments handler whose SQL
-// runs on PostgreSQL and SQLite alike.
+// starts (its URL in IDEM_TEST_POSTGRES_URL).
 #pragma once
 
-#include <cstdint>
 #include <memory>
 #include <string>
 
-#include "idem/handler.h"
 #include "idem/store.h"
 
 namespace idem::testing {
@@ -29,13 +26,5 @@ bool RunMaintenanceSql(const std::string& sql);
 
 // Opens a PostgreSQL store or records a test failure and returns null.
 std::unique_ptr<Store> OpenPgStoreOrFail(const std::string& url);
-
-// The pay handler of test_util.h in SQL that PostgreSQL and SQLite both run:
-// `effects(key, msg_id, amount)` has no unique constraint, so only the guard
-// can stop a duplicate; `accounts(owner, balance)` is debited by one UPDATE.
-void CreatePortableEffectTables(Store& store);
-HandlerSpec PortablePayHandler(const std::string& topic = "pay");
-int64_t CountPortableEffects(Store& store);
-int64_t PortableBalance(Store& store, const std::string& owner);
 
 }  // namespace idem::testing

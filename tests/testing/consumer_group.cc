@@ -29,6 +29,17 @@ int64_t ConsumerGroup::Sum(std::atomic<int64_t> DecisionCounters::*field) const 
   return sum;
 }
 
+HandlerSpec GatedHandler(HandlerSpec spec, const std::string& key, Gate* gate) {
+  spec.fn = [inner = spec.fn, key, gate](HandlerContext& ctx) {
+    if (ctx.idempotency_key == key && !gate->open) {
+      gate->entered = true;
+      WaitFor([gate] { return gate->open.load(); }, 60'000);
+    }
+    return inner(ctx);
+  };
+  return spec;
+}
+
 bool WaitFor(const std::function<bool()>& done, int64_t timeout_ms) {
   // Test-only polling of a condition with a deadline; real waiting code goes through Env.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);

@@ -12,6 +12,7 @@
 
 #include "idem/embedded_queue.h"
 #include "idem/fast_filter.h"
+#include "idem/handler.h"
 #include "idem/pipeline.h"
 #include "idem/store.h"
 
@@ -44,6 +45,17 @@ class ConsumerGroup {
   std::vector<std::thread> threads_;
   std::atomic<bool> stop_{false};
 };
+
+// Holds the first run of one message's handler, inside its transaction, until
+// the test opens the gate — so a disruption (a server killed or restarted)
+// happens at a known point of the run, not whenever the test thread gets to it.
+struct Gate {
+  std::atomic<bool> entered{false};
+  std::atomic<bool> open{false};
+};
+// `spec` whose handler waits at `gate` (at most a minute) for the message with
+// idempotency key `key`, until the gate is open.
+HandlerSpec GatedHandler(HandlerSpec spec, const std::string& key, Gate* gate);
 
 // Polls `done` every few milliseconds until it is true or `timeout_ms` passes.
 bool WaitFor(const std::function<bool()>& done, int64_t timeout_ms);
