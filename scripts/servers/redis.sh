@@ -60,7 +60,9 @@ start() {
   set_env_line IDEM_TEST_REDIS_URL "$url"
 }
 
-gone() { ! our_pid >/dev/null; }
+# The port is closed once the server has exited. (Its pid may linger as a zombie
+# for a while where the container's init reaps slowly.)
+gone() { ! port_taken; }
 
 stop() {
   local pid
