@@ -85,6 +85,7 @@ start() {
 stop() {
   if running; then as_owner "$bindir/pg_ctl" stop -D "$data" -m fast -w -t 60 >/dev/null; fi
   rm -rf "$dir"
+  rmdir "$(dirname "$dir")" 2>/dev/null || true  # the other server may still use it
   set_env_line IDEM_TEST_POSTGRES_URL ""
 }
 

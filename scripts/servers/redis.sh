@@ -71,6 +71,7 @@ stop() {
     wait_for gone || kill -9 "$pid" 2>/dev/null || true
   fi
   rm -rf "$dir"
+  rmdir "$(dirname "$dir")" 2>/dev/null || true  # the other server may still use it
   set_env_line IDEM_TEST_REDIS_URL ""
 }
 
