@@ -35,7 +35,8 @@ struct RedisFilterOptions {
   // Prepended to every key, so idem's keys stay apart from other data in a
   // shared Redis (and SCAN MATCH prefix* finds them). Default "idem:".
   std::string key_prefix = "idem:";
-  // Shown by CLIENT LIST, to tell idem's connections apart. Default "idem".
+  // Sent with CLIENT SETNAME so CLIENT LIST tells idem's connections apart;
+  // empty sends nothing (for ACL users without the CLIENT command). Default "idem".
   std::string client_name = "idem";
 };
 
