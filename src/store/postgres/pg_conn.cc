@@ -95,9 +95,14 @@ Result<ResultPtr> Conn::Run(std::string_view sql, const std::vector<Value>& para
     if (!prepared.ok()) return prepared.status();
     it = statements_.emplace(std::move(key), Prepared{std::move(name)}).first;
   }
-  return Check(PQexecPrepared(conn_, it->second.name.c_str(), p->count(), p->values(), p->lengths(), p->formats(),
-                              /*resultFormat=*/0),
-               sql);
+  PGresult* res = PQexecPrepared(conn_, it->second.name.c_str(), p->count(), p->values(), p->lengths(),
+                                 p->formats(), /*resultFormat=*/0);
+  const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  // "cached plan must not change result type": a table changed under the
+  // prepared statement (a migration while consumers run). Forget it, so the
+  // next transaction prepares it afresh instead of failing forever.
+  if (state && std::string_view(state) == "0A000") statements_.erase(it);
+  return Check(res, sql);
 }
 
 Result<ResultPtr> Conn::Command(std::string_view sql) {
