@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <optional>
 
 #include "idem/postgres_store.h"
 
@@ -16,20 +17,33 @@ std::string PostgresTestUrl() {
   return url ? url : "";
 }
 
-bool RunMaintenanceSql(const std::string& sql) {
+namespace {
+
+// Runs `sql` on a fresh maintenance connection; the text of the first value, or nullopt on failure.
+std::optional<std::string> Maintenance(const std::string& sql) {
   PGconn* conn = PQconnectdb(PostgresTestUrl().c_str());
   PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);  // "does not exist, skipping"
-  bool ok = PQstatus(conn) == CONNECTION_OK;
-  if (!ok) {
+  std::optional<std::string> out;
+  if (PQstatus(conn) != CONNECTION_OK) {
     ADD_FAILURE() << "maintenance connection failed: " << PQerrorMessage(conn);
   } else {
     PGresult* res = PQexec(conn, sql.c_str());
-    ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
-    if (!ok) ADD_FAILURE() << "[" << sql << "] failed: " << PQresultErrorMessage(res);
+    if (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK)
+      out = PQntuples(res) > 0 && PQnfields(res) > 0 ? PQgetvalue(res, 0, 0) : "";
+    else ADD_FAILURE() << "[" << sql << "] failed: " << PQresultErrorMessage(res);
     PQclear(res);
   }
   PQfinish(conn);
-  return ok;
+  return out;
+}
+
+}  // namespace
+
+bool RunMaintenanceSql(const std::string& sql) { return Maintenance(sql).has_value(); }
+
+int64_t MaintenanceInt(const std::string& sql) {
+  auto v = Maintenance(sql);
+  return v && !v->empty() ? std::stoll(*v) : -1;
 }
 
 std::string FreshSchemaUrl() {

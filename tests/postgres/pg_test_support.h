@@ -2,6 +2,7 @@
 // starts (its URL in IDEM_TEST_POSTGRES_URL).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,8 @@ std::string FreshSchemaUrl();
 // Runs SQL on a separate maintenance connection to the test database (used to
 // kill connections and to inspect state behind a store's back).
 bool RunMaintenanceSql(const std::string& sql);
+// The first column of the first row of `sql` on a maintenance connection, or -1.
+int64_t MaintenanceInt(const std::string& sql);
 
 // Opens a PostgreSQL store or records a test failure and returns null.
 std::unique_ptr<Store> OpenPgStoreOrFail(const std::string& url);
