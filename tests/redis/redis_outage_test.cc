@@ -37,8 +37,8 @@ std::string ScriptOutput(const std::string& args) {
 void RunScript(const std::string& args) { ASSERT_EQ(std::system((kScript + " " + args).c_str()), 0) << args; }
 
 TempDir& Dir() {
-  static TempDir* dir = new TempDir();
-  return *dir;
+  static TempDir dir;  // removed at exit
+  return dir;
 }
 
 void Skip(const char* why) { GTEST_SKIP() << why; }
