@@ -38,6 +38,7 @@ std::unique_ptr<FastFilter> OpenFilterOrFail(const std::string& url, const Redis
 }
 
 RedisAdmin::RedisAdmin() {
+  if (RedisTestUrl().empty()) return;  // the test skips; nothing to connect to
   auto e = redis::ParseRedisUrl(RedisTestUrl());
   if (!e.ok()) {
     ADD_FAILURE() << e.status().ToString();
