@@ -19,7 +19,9 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 slot=$(( $(printf '%s' "$root" | cksum | cut -d' ' -f1) % 1000 ))
-port="${IDEM_TEST_POSTGRES_PORT:-$((55000 + slot))}"
+# Below 32768: ports in the kernel's ephemeral range (32768-60999) can be taken by
+# any outgoing connection, which made a server fail to bind now and then.
+port="${IDEM_TEST_POSTGRES_PORT:-$((23000 + slot))}"
 dir="${IDEM_TEST_SERVERS_DIR:-/tmp/idem-test-servers-$slot}/postgres"
 data="$dir/data"
 env_file="$root/build/test-servers.env"

@@ -17,7 +17,9 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${IDEM_BUILD_DIR:-$root/build}"
 base="$build/rabbitmq"
 sum=$(printf '%s' "$root" | cksum | cut -d' ' -f1)
-port="${IDEM_RABBITMQ_PORT:-$((41000 + (sum % 400) * 20))}"
+# 25000-32593: below the kernel's ephemeral port range (32768-60999), where any
+# outgoing connection may hold a port and the broker would fail to bind.
+port="${IDEM_RABBITMQ_PORT:-$((25000 + (sum % 380) * 20))}"
 node="idem-$((sum % 100000))@localhost"
 bin=/usr/lib/rabbitmq/bin
 

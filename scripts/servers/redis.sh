@@ -16,7 +16,8 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 slot=$(( $(printf '%s' "$root" | cksum | cut -d' ' -f1) % 1000 ))
-port="${IDEM_TEST_REDIS_PORT:-$((56000 + slot))}"
+# Below 32768, outside the kernel's ephemeral port range (see postgres.sh).
+port="${IDEM_TEST_REDIS_PORT:-$((24000 + slot))}"
 dir="${IDEM_TEST_SERVERS_DIR:-/tmp/idem-test-servers-$slot}/redis"
 pidfile="$dir/redis.pid"
 env_file="$root/build/test-servers.env"
