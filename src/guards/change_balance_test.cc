@@ -67,6 +67,12 @@ TEST_F(ChangeBalanceTest, MissingAccountIsNotFoundNotInsufficient) {
   EXPECT_EQ(Change("nobody", 1), BalanceChange::kNotFound);
 }
 
+TEST_F(ChangeBalanceTest, AZeroChangeIsACallerError) {
+  auto r = ChangeBalance(*tx_, kAccounts, std::string("u1"), 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
+}
+
 TEST_F(ChangeBalanceTest, RefusesNamesThatAreNotIdentifiers) {
   auto r = ChangeBalance(*tx_, {"accounts", "user_id", "balance_cents = 0 --"}, std::string("u1"), -1);
   ASSERT_FALSE(r.ok());
