@@ -18,5 +18,6 @@ void AddPublishCommand(CLI::App& app);
 void AddQueueCommand(CLI::App& app);
 void AddDlqCommand(CLI::App& app);
 void AddSimCommand(CLI::App& app);
+void AddDemoCommand(CLI::App& app);
 
 }  // namespace idem::cli

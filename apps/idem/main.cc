@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   idem::cli::AddPublishCommand(app);
   idem::cli::AddQueueCommand(app);
   idem::cli::AddDlqCommand(app);
+  idem::cli::AddDemoCommand(app);
   idem::cli::AddSimCommand(app);
   try {
     app.parse(argc, argv);

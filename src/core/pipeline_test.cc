@@ -226,6 +226,43 @@ TEST_F(PipelineTest, PermanentFailureParksAtOnceAndCopiesAreParkedNotRerun) {
   EXPECT_EQ(CountEffects(*store_), 0);
 }
 
+// A Source that loses the settlements of its next batch, as a consumer that
+// dies between COMMIT and ack does.
+class LoseNextSettle final : public Source {
+ public:
+  explicit LoseNextSettle(Source* inner) : inner_(inner) {}
+  Result<std::vector<Message>> Poll(size_t max, int64_t wait) override { return inner_->Poll(max, wait); }
+  Status Settle(const std::vector<Settlement>& s) override {
+    if (std::exchange(lose_, false)) return Status::OK();
+    return inner_->Settle(s);
+  }
+
+ private:
+  Source* inner_;
+  bool lose_ = true;
+};
+
+TEST_F(PipelineTest, PermanentFailureWhoseParkWasLostIsParkedWhenRedelivered) {
+  Publish(R"({"payment_id":"P4","amount":70,"fail":"permanent"})", "x");
+  LoseNextSettle crashing(queue_.get());
+  PipelineOptions o;
+  o.max_linger_ms = 0;
+  Pipeline p(&crashing, store_.get(), &env_, o);
+  ASSERT_TRUE(p.Register(PayHandler()).ok());
+  p.RunOnce();  // FAILED is committed, the park never reaches the queue
+  EXPECT_EQ(ReadRecord("pay:P4").status, RecordStatus::kFailed);
+  EXPECT_EQ(Stats().dead, 0);
+  env_.Advance(30'001);  // the visibility timeout: the queue hands the same copy out again
+  Drain(p);
+  EXPECT_EQ(Stats().dead, 1) << "the message must reach the terminal queue, not be acked away";
+  EXPECT_EQ(Stats().ready + Stats().delayed + Stats().in_flight, 0);
+  auto dead = queue_->ListDead(10);
+  ASSERT_TRUE(dead.ok() && dead->size() == 1);
+  EXPECT_NE((*dead)[0].reason.find("bad payment"), std::string::npos) << (*dead)[0].reason;
+  EXPECT_EQ(ReadRecord("pay:P4").attempts, 1) << "parked again without running the handler again";
+  EXPECT_EQ(CountEffects(*store_), 0);
+}
+
 TEST_F(PipelineTest, ReplayFromTerminalQueueRunsAgainAfterTheFixAndOnlyOnce) {
   // The handler refuses payments for user "u3" until the account exists.
   Publish(R"({"payment_id":"P5","amount":30,"user":"u3"})");

@@ -1,0 +1,169 @@
+// idem demo: incident 001 and every cause of redelivery (SPEC R-A), each run
+// with protection off (the incident's consumer) and on (idem), on the embedded
+// default. Prints what each run left in its database. Exits 0 when idem showed
+// no damage and blocked no legitimate message, 1 otherwise.
+#include <stdlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli_util.h"
+#include "demo_report.h"
+
+namespace idem::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct DemoArgs {
+  bool json = false;
+  size_t messages = 1000;
+  uint64_t seed = 1;
+  std::string keep;
+  std::vector<std::string> only;
+};
+
+// The folder the runs write into: --keep DIR (created, must not hold an
+// earlier demo), or a temporary folder removed afterwards.
+class RunFolder {
+ public:
+  explicit RunFolder(const std::string& keep) : keep_(!keep.empty()) {
+    if (keep_) {
+      path_ = keep;
+      std::error_code ec;
+      fs::create_directories(path_, ec);
+      if (ec) throw CliError("cannot create --keep folder '" + keep + "': " + ec.message(), 2);
+      return;
+    }
+    // mkdtemp replaces the trailing six X with a unique suffix.
+    std::string tmpl = (fs::temp_directory_path() / ("idem-demo-" + std::string(6, 'X'))).string();
+    if (!mkdtemp(tmpl.data())) throw CliError("cannot create a temporary folder in " + fs::temp_directory_path().string());
+    path_ = tmpl;
+  }
+  ~RunFolder() {
+    std::error_code ec;
+    if (!keep_) fs::remove_all(path_, ec);
+  }
+  // A fresh sub-folder for one run.
+  std::string Sub(const std::string& name) const {
+    fs::path p = fs::path(path_) / name;
+    std::error_code ec;
+    if (fs::exists(p / "store.db", ec) || fs::exists(p / "queue.db", ec))
+      throw CliError("'" + p.string() + "' holds an earlier demo run; pass an empty folder to --keep", 2);
+    fs::create_directories(p, ec);
+    if (ec) throw CliError("cannot create '" + p.string() + "': " + ec.message());
+    return p.string();
+  }
+  const std::string& path() const { return path_; }
+  bool kept() const { return keep_; }
+
+ private:
+  bool keep_;
+  std::string path_;
+};
+
+std::string Fmt1(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", seconds);
+  return buf;
+}
+
+bool Selected(const DemoArgs& a, const payments::ScenarioInfo& s) {
+  if (a.only.empty()) return true;
+  for (const std::string& id : a.only)
+    if (id == s.id) return true;
+  return false;
+}
+
+payments::RunReport RunOne(const payments::Workload& w, bool protection, const std::string& dir,
+                           const std::string& label) {
+  payments::RunOptions o;
+  o.protection = protection;
+  o.dir = dir;
+  auto r = payments::RunScenario(w, o);
+  if (!r.ok()) throw CliError(label + " failed: " + r.status().ToString() + " (databases in " + dir + ")");
+  return std::move(*r);
+}
+
+void Run(const DemoArgs& a) {
+  if (a.messages < 10) throw CliError("--messages must be at least 10", 2);
+  for (const std::string& id : a.only) {
+    bool known = false;
+    for (const auto& s : payments::Scenarios()) known |= id == s.id;
+    if (!known) throw CliError("unknown scenario '" + id + "'; the scenarios are 001, A1, A2, A3, A4, A5, A6", 2);
+  }
+  RunFolder folder(a.keep);
+  DemoSummary summary;
+  summary.seed = a.seed;
+  summary.messages = a.messages;
+  if (folder.kept()) summary.kept_in = folder.path();
+
+  size_t total = 0, done = 0;
+  for (const auto& s : payments::Scenarios()) total += Selected(a, s) ? 2 : 0;
+  for (const auto& s : payments::Scenarios()) {
+    if (!Selected(a, s)) continue;
+    payments::Workload w = payments::MakeWorkload(s.cause, {a.seed, a.messages});
+    DemoRow row;
+    row.scenario = &s;
+    for (bool protection : {false, true}) {
+      const std::string mode = protection ? "idem" : "off";
+      const std::string label = std::string(s.id) + " " + s.name + " (" + mode + ")";
+      std::cerr << "[" << ++done << "/" << total << "] " << label << " ... " << std::flush;
+      payments::RunReport r = RunOne(w, protection, folder.Sub(std::string(s.id) + "-" + mode), label);
+      std::cerr << r.damage.double_charges << " double charge(s), " << r.duplicate_deliveries
+                << " duplicate deliveries, " << Fmt1(r.wall_seconds) << " s\n";
+      (protection ? row.on : row.off) = std::move(r);
+    }
+    summary.rows.push_back(std::move(row));
+  }
+
+  if (a.json) std::cout << RenderJson(summary).dump(2) << "\n";
+  else std::cout << RenderTable(summary);
+  if (!summary.IdemClean())
+    throw CliError("idem showed damage or blocked a legitimate message; see the table (--json for every count)");
+}
+
+}  // namespace
+
+void AddDemoCommand(CLI::App& app) {
+  auto args = std::make_shared<DemoArgs>();
+  auto* cmd = app.add_subcommand(
+      "demo",
+      "Replay the double-charge incident and every cause of duplicate delivery, without and with idem.\n\n"
+      "Incident 001: a payment was charged twice, 17 s apart, because a message was redelivered after the\n"
+      "charge and the consumer had no idempotency. This command rebuilds that consumer faithfully (AUTO ack,\n"
+      "no consumption records, read-modify-write balance, unchecked UPDATE, ledger without a unique key) and\n"
+      "runs it against the payments service behind idem, on the same seeded workload, for each cause:\n"
+      "  001  the incident: a notice throws after the charge, the message is requeued, a 2nd instance charges\n"
+      "  A1   producer resend (same and new message id)      A4  throw after a partial side effect\n"
+      "  A2   crash after commit, before ack                  A5  rebalance to a second consumer\n"
+      "  A3   visibility timeout, second consumer takes over  A6  out of order: a late PAID after SHIPPED\n\n"
+      "Everything runs in one process on the embedded default (a SQLite store and an embedded queue in a\n"
+      "temporary folder, or in --keep DIR) with a simulated clock, so one seed replays the same run. The\n"
+      "table's effects, charges, balances, states and blocked counts are read from each run's database and\n"
+      "terminal queue afterwards; deliveries are counted as the queue hands them out:\n"
+      "  duplicate delivered  copies the broker handed out beyond the first of each event\n"
+      "  effect rows          ledger, points, stock and notice rows found / a correct run writes\n"
+      "  double charges       payments with more than one PAY_DEDUCT ledger row\n"
+      "  wrong balances       accounts whose balance is not what the legitimate events make it\n"
+      "  regressed states     orders whose state is behind where their events lead\n"
+      "  legit blocked        legitimate events (e.g. a second payment with a new id) without their effect\n"
+      "  msg/s                deliveries per second of real time while consuming (idle polling left out)\n\n"
+      "Exit status: 0 when idem shows no damage and blocks nothing; 1 otherwise; 2 for bad usage.\n"
+      "Examples:\n"
+      "  idem demo\n"
+      "  idem demo --messages 5000 --seed 42\n"
+      "  idem demo --only 001 --keep /tmp/incident   (then: idem dlq list --queue /tmp/incident/001-idem/queue.db)\n"
+      "  idem demo --json | jq '.scenarios[] | {id, off: .off.double_charges, on: .on.double_charges}'");
+  cmd->add_flag("--json", args->json, "Print one JSON document instead of the table");
+  cmd->add_option("--messages", args->messages, "Business messages per scenario, before duplicates")
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the workload and the faults; the same seed gives the same run")
+      ->capture_default_str();
+  cmd->add_option("--keep", args->keep, "Keep the databases in this folder (one sub-folder per scenario and mode)");
+  cmd->add_option("--only", args->only, "Run only these scenarios, e.g. --only 001,A3")->delimiter(',');
+  cmd->callback([args] { Run(*args); });
+}
+
+}  // namespace idem::cli

@@ -1,0 +1,110 @@
+#include "payments/events.h"
+
+#include <nlohmann/json.hpp>
+
+namespace idem::payments {
+namespace {
+
+using nlohmann::json;
+
+// Reads one JSON object and hands out its fields, remembering the first problem.
+class Fields {
+ public:
+  explicit Fields(std::string_view payload) : doc_(json::parse(payload, nullptr, false)) {
+    if (!doc_.is_object()) error_ = "payload is not a JSON object";
+  }
+  std::string Text(const char* name) {
+    auto it = doc_.is_object() ? doc_.find(name) : doc_.end();
+    if (it == doc_.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) {
+      Fail(std::string("field '") + name + "' must be a non-empty string");
+      return {};
+    }
+    return it->get<std::string>();
+  }
+  int64_t Positive(const char* name) {
+    auto it = doc_.is_object() ? doc_.find(name) : doc_.end();
+    if (it == doc_.end() || !it->is_number_integer() || it->get<int64_t>() <= 0) {
+      Fail(std::string("field '") + name + "' must be a positive integer");
+      return 0;
+    }
+    return it->get<int64_t>();
+  }
+  Status status() const {
+    return error_.empty() ? Status::OK() : Status::InvalidArgument("bad payload: " + error_);
+  }
+
+ private:
+  void Fail(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+  }
+  json doc_;
+  std::string error_;
+};
+
+template <typename T>
+Result<T> Done(Fields& f, T value) {
+  if (!f.status().ok()) return f.status();
+  return value;
+}
+
+}  // namespace
+
+std::string ToPayload(const PaySuccess& e) {
+  return json{{"payment_id", e.payment_id}, {"order_no", e.order_no}, {"user_id", e.user_id},
+              {"amount_cents", e.amount_cents}}
+      .dump();
+}
+std::string ToPayload(const Refund& e) {
+  return json{{"refund_id", e.refund_id}, {"payment_id", e.payment_id}, {"order_no", e.order_no},
+              {"user_id", e.user_id}, {"amount_cents", e.amount_cents}}
+      .dump();
+}
+std::string ToPayload(const Ship& e) {
+  return json{{"order_no", e.order_no}, {"sku", e.sku}, {"quantity", e.quantity}}.dump();
+}
+std::string ToPayload(const Finish& e) { return json{{"order_no", e.order_no}}.dump(); }
+std::string ToPayload(const TopUp& e) {
+  return json{{"topup_id", e.topup_id}, {"user_id", e.user_id}, {"amount_cents", e.amount_cents}}.dump();
+}
+std::string ToPayload(const PointsGrant& e) {
+  return json{{"payment_id", e.payment_id}, {"scene", e.scene}, {"user_id", e.user_id}, {"points", e.points}}
+      .dump();
+}
+
+Result<PaySuccess> ParsePaySuccess(std::string_view payload) {
+  Fields f(payload);
+  PaySuccess e{f.Text("payment_id"), f.Text("order_no"), f.Text("user_id"), f.Positive("amount_cents")};
+  return Done(f, std::move(e));
+}
+Result<Refund> ParseRefund(std::string_view payload) {
+  Fields f(payload);
+  Refund e{f.Text("refund_id"), f.Text("payment_id"), f.Text("order_no"), f.Text("user_id"),
+           f.Positive("amount_cents")};
+  return Done(f, std::move(e));
+}
+Result<Ship> ParseShip(std::string_view payload) {
+  Fields f(payload);
+  Ship e{f.Text("order_no"), f.Text("sku"), f.Positive("quantity")};
+  return Done(f, std::move(e));
+}
+Result<Finish> ParseFinish(std::string_view payload) {
+  Fields f(payload);
+  Finish e{f.Text("order_no")};
+  return Done(f, std::move(e));
+}
+Result<TopUp> ParseTopUp(std::string_view payload) {
+  Fields f(payload);
+  TopUp e{f.Text("topup_id"), f.Text("user_id"), f.Positive("amount_cents")};
+  return Done(f, std::move(e));
+}
+Result<PointsGrant> ParsePointsGrant(std::string_view payload) {
+  Fields f(payload);
+  PointsGrant e{f.Text("payment_id"), f.Text("scene"), f.Text("user_id"), f.Positive("points")};
+  return Done(f, std::move(e));
+}
+
+std::string NoticeKey(std::string_view kind, std::string_view business_id) {
+  return std::string(kind) + ":" + std::string(business_id);
+}
+
+}  // namespace idem::payments

@@ -1,0 +1,63 @@
+#include "payments/handler_util.h"
+
+namespace idem::payments::detail {
+
+HandlerResult Failed(const Status& s, std::string_view what) {
+  std::string reason = std::string(what) + ": " + s.ToString();
+  const bool permanent = s.code() == Status::Code::kInvalidArgument || s.code() == Status::Code::kPermanent ||
+                         s.code() == Status::Code::kCorruption;
+  return permanent ? HandlerResult::Permanent(std::move(reason)) : HandlerResult::Retryable(std::move(reason));
+}
+
+Result<std::optional<OrderRow>> ReadOrder(SqlTx& tx, const std::string& order_no) {
+  auto rows = tx.Query("SELECT user_id, sku, status, quantity, amount_cents FROM pay_orders WHERE order_no = ?",
+                       {order_no});
+  if (!rows.ok()) return rows.status();
+  if (rows->empty()) return std::optional<OrderRow>();
+  const Row& r = (*rows)[0];
+  return std::optional<OrderRow>(OrderRow{AsText(r[0]), AsText(r[1]), AsText(r[2]), AsInt(r[3]), AsInt(r[4])});
+}
+
+void Log(const ServiceOptions& options, const std::string& line) {
+  if (options.log) options.log(line);
+}
+
+HandlerResult NotApplied(const TransitionResult& r, std::string_view target, const std::string& order_no,
+                         const ServiceOptions& options) {
+  const std::string what = "order " + order_no + " " + r.Describe(target);
+  using O = TransitionResult::Outcome;
+  switch (r.outcome) {
+    case O::kAlreadyInTarget:
+    case O::kStale:
+      // Acknowledged without effect: an error here would make the broker redeliver forever (SPEC R-C5).
+      Log(options, what + " (acknowledged, nothing applied)");
+      return HandlerResult::Ok(r.Describe(target) + " (ignored)");
+    case O::kTooEarly:
+      return HandlerResult::Retryable(what + " (retried: the earlier event is on its way)");
+    case O::kIllegal:
+      Log(options, what + " (parked for a person)");
+      return HandlerResult::Permanent("illegal transition: " + what);
+    case O::kNotFound:
+      return HandlerResult::Permanent("no order " + order_no);
+    case O::kApplied:
+      break;
+  }
+  return HandlerResult::Ok();
+}
+
+std::optional<HandlerResult> NoticeOnce(HandlerContext& ctx, const ServiceOptions& options, Notice notice) {
+  notice.idempotency_key = ctx.idempotency_key;
+  auto ins = InsertOnce(ctx.tx, "pay_notifications",
+                        {{"event_key", notice.event_key},
+                         {"idempotency_key", notice.idempotency_key},
+                         {"order_no", notice.order_no},
+                         {"kind", notice.kind},
+                         {"created_at_ms", ctx.env.NowMs()}});
+  if (!ins.ok()) return Failed(ins.status(), "record notice");
+  if (*ins == InsertOutcome::kAlreadyApplied) return std::nullopt;  // sent before: at most once per event
+  Status s = options.downstream->SendNotice(notice);
+  if (!s.ok()) return Failed(s, "send notice " + notice.event_key);
+  return std::nullopt;
+}
+
+}  // namespace idem::payments::detail

@@ -1,0 +1,73 @@
+// pay.success: the handler of the incident, fixed. The order's CAS comes first,
+// so a late or repeated event stops before any money moves; the ledger row
+// comes before the balance, so a duplicate that slipped past the record stops
+// at the unique (biz_no, type); the balance changes only if it suffices.
+#include "payments/events.h"
+#include "payments/handler_util.h"
+#include "payments/order_states.h"
+
+namespace idem::payments {
+
+using namespace detail;
+
+HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
+  HandlerSpec spec;
+  spec.topic = kTopicPaySuccess;
+  spec.key.fields = {"payment_id"};
+  spec.fn = [options](HandlerContext& ctx) -> HandlerResult {
+    auto ev = ParsePaySuccess(ctx.message.payload);
+    if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
+    auto order = ReadOrder(ctx.tx, ev->order_no);
+    if (!order.ok()) return Failed(order.status(), "read order");
+    if (!order->has_value()) return HandlerResult::Permanent("no order " + ev->order_no);
+    if ((*order)->user_id != ev->user_id || (*order)->amount_cents != ev->amount_cents)
+      return HandlerResult::Permanent("payment " + ev->payment_id + " does not match order " + ev->order_no +
+                                      " (user or amount differs)");
+    const int64_t now = ctx.env.NowMs();
+
+    auto moved = OrderStates().Move(ctx.tx, ev->order_no, kPaid,
+                                    {{"payment_id", ev->payment_id}, {"updated_at_ms", now}});
+    if (!moved.ok()) return Failed(moved.status(), "mark order paid");
+    if (!moved->applied()) return NotApplied(*moved, kPaid, ev->order_no, options);
+
+    auto flow = InsertOnce(ctx.tx, "pay_account_flows",
+                           {{"biz_no", ev->payment_id},
+                            {"type", kFlowPay},
+                            {"user_id", ev->user_id},
+                            {"amount_cents", -ev->amount_cents},
+                            {"created_at_ms", now}});
+    if (!flow.ok()) return Failed(flow.status(), "write ledger");
+    if (*flow == InsertOutcome::kAlreadyApplied) {
+      Log(options, "payment " + ev->payment_id + " already in the ledger (acknowledged, not charged again)");
+      return HandlerResult::Ok("already charged: ledger holds " + ev->payment_id);
+    }
+
+    auto bal = ChangeBalance(ctx.tx, kAccountBalance, ev->user_id, -ev->amount_cents);
+    if (!bal.ok()) return Failed(bal.status(), "deduct balance");
+    if (*bal == BalanceChange::kNotFound) return HandlerResult::Permanent("no account " + ev->user_id);
+    if (*bal == BalanceChange::kInsufficient) {
+      Log(options, "payment " + ev->payment_id + ": insufficient balance (retried later)");
+      return HandlerResult::Retryable("insufficient balance: account " + ev->user_id + " has less than " +
+                                      std::to_string(ev->amount_cents) + " cents; waiting for a top-up");
+    }
+
+    Status bank = options.downstream->ConfirmDebit(ctx.idempotency_key, ev->payment_id, ev->amount_cents);
+    if (!bank.ok()) return Failed(bank, "bank confirm");
+
+    auto points = InsertOnce(ctx.tx, "pay_points",
+                             {{"payment_id", ev->payment_id},
+                              {"scene", kScenePay},
+                              {"user_id", ev->user_id},
+                              {"points", ev->amount_cents / 100},
+                              {"created_at_ms", now}});
+    if (!points.ok()) return Failed(points.status(), "grant points");
+
+    if (auto failed = NoticeOnce(ctx, options,
+                                 {"", NoticeKey("PAY_SUCCESS", ev->payment_id), ev->user_id, ev->order_no, "PAY_SUCCESS"}))
+      return *failed;
+    return HandlerResult::Ok("charged " + std::to_string(ev->amount_cents) + " cents to " + ev->user_id);
+  };
+  return spec;
+}
+
+}  // namespace idem::payments

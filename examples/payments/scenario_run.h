@@ -1,0 +1,59 @@
+// Runs one workload end to end on the embedded default — a real SQLite store
+// and a real embedded queue in `dir` — with protection on (IdemConsumer) or
+// off (NaiveConsumer), then measures the result from the database.
+//
+// One thread drives everything on a SeededEnv clock: consumers take turns, a
+// fault that needs a second consumer (stall, rebalance) hands the messages
+// over by moving the clock past the visibility timeout, and when nothing is
+// ready the clock moves on (see idle_step_ms) until the queue is empty.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "payments/downstream.h"
+#include "payments/measure.h"
+#include "payments/workload.h"
+
+namespace idem::payments {
+
+struct RunOptions {
+  bool protection = true;                   // true: idem; false: the incident's naive consumer
+  std::string dir;                          // REQUIRES: an existing folder without store.db / queue.db
+  size_t batch_size = 50;                   // idem batch and naive prefetch; default 50
+  int64_t visibility_timeout_ms = 30'000;   // the embedded queue's lease; default 30 s (the incident's)
+  // While nothing is ready the clock moves on by idle_step_ms, doubling up to
+  // max_idle_step_ms (a consumer's poll interval growing while the queue is
+  // quiet); any progress resets it. Defaults 1 s and 16 s.
+  int64_t idle_step_ms = 1'000;
+  int64_t max_idle_step_ms = 16'000;
+  // A run whose queue is not empty this long (simulated) after the last
+  // publication, or a hand-over that takes this long, fails; default 6 h.
+  int64_t max_drain_ms = 6LL * 3600 * 1000;
+  Env* wall_clock = nullptr;                // measures wall and busy time only; default Env::Default()
+  std::function<void(std::string_view)> service_log;  // the payments service's log lines; default none
+};
+
+struct RunReport {
+  Damage damage;                     // measured from the store and the terminal queue
+  int64_t published = 0;             // copies the producer handed to the broker
+  int64_t deliveries = 0;            // copies the broker handed to consumers
+  // Deliveries beyond the first of each business event (per retry attempt, so a
+  // retry from idem's delay tier is not counted as a duplicate).
+  int64_t duplicate_deliveries = 0;
+  int64_t simulated_ms = 0;          // simulated time from start to drained
+  double wall_seconds = 0;           // real time from the first poll until the queue was empty
+  double busy_seconds = 0;           // real time of the polling rounds that received messages
+  DownstreamStats downstream;        // what the bank and the notice service saw
+  std::vector<int64_t> incident_charge_times_ms;  // ledger times of the incident payment's charges
+
+  // Deliveries per second of busy time: idle polling while the simulated clock
+  // waits for delayed messages is not work, so it is left out.
+  double MessagesPerSecond() const { return busy_seconds > 0 ? deliveries / busy_seconds : 0; }
+};
+
+Result<RunReport> RunScenario(const Workload& workload, const RunOptions& options);
+
+}  // namespace idem::payments

@@ -1,0 +1,36 @@
+// R-D1: a UNIQUE violation on insert means "already applied".
+#include "guards/sql_identifier.h"
+#include "idem/guards.h"
+
+namespace idem {
+
+Result<InsertOutcome> InsertOnce(SqlTx& tx, std::string_view table, const std::vector<Column>& row) {
+  if (row.empty()) return Status::InvalidArgument("InsertOnce needs at least one column");
+  IDEM_RETURN_IF_ERROR(guards::CheckIdentifiers({table}));
+  std::string sql = "INSERT INTO " + std::string(table) + " (";
+  std::vector<Value> params;
+  params.reserve(row.size());
+  for (size_t i = 0; i < row.size(); ++i) {
+    IDEM_RETURN_IF_ERROR(guards::CheckIdentifiers({row[i].name}));
+    sql += (i ? ", " : "") + row[i].name;
+    params.push_back(row[i].value);
+  }
+  sql += ") VALUES (" + guards::ParameterMarkers(row.size()) + ")";
+
+  // The savepoint keeps the caller's transaction alive after the violation
+  // (PostgreSQL would otherwise refuse every later statement) and undoes only
+  // this statement, not what the handler wrote before it.
+  constexpr std::string_view kSavepoint = "idem_insert_once";
+  IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
+  auto n = tx.Exec(sql, params);
+  if (n.ok()) {
+    IDEM_RETURN_IF_ERROR(tx.Release(kSavepoint));
+    return InsertOutcome::kInserted;
+  }
+  IDEM_RETURN_IF_ERROR(tx.RollbackTo(kSavepoint));
+  IDEM_RETURN_IF_ERROR(tx.Release(kSavepoint));
+  if (n.status().IsAlreadyExists()) return InsertOutcome::kAlreadyApplied;
+  return n.status();
+}
+
+}  // namespace idem
