@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 ./scripts/build.sh
 
 servers=()
-for s in scripts/servers/*.sh; do [ -e "$s" ] && servers+=("$s"); done
+# Absolute paths: the EXIT trap runs after the cd into build below.
+for s in "$PWD"/scripts/servers/*.sh; do [ -e "$s" ] && servers+=("$s"); done
 stop_servers() { for s in "${servers[@]}"; do "$s" stop || true; done; }
 trap stop_servers EXIT
 for s in "${servers[@]}"; do "$s" start; done

@@ -27,7 +27,7 @@ std::multimap<int, std::string> ParkedReasons(const SimBroker& broker) {
   return out;
 }
 
-Status LedgerWorkload::Setup(Store& store) {
+Status LedgerWorkload::Setup(Store& store, bool) {
   IDEM_RETURN_IF_ERROR(store.ExecScript(
       "CREATE TABLE sim_accounts (user TEXT PRIMARY KEY, balance INTEGER NOT NULL, opening INTEGER NOT NULL);"
       "CREATE TABLE sim_flows (biz_no TEXT NOT NULL, type TEXT NOT NULL, user TEXT NOT NULL, amount INTEGER NOT NULL);"));
@@ -37,7 +37,7 @@ Status LedgerWorkload::Setup(Store& store) {
   return Status::OK();
 }
 
-std::vector<HandlerSpec> LedgerWorkload::Handlers() {
+std::vector<HandlerSpec> LedgerWorkload::Handlers(SimEnv&) {
   HandlerSpec pay;
   pay.topic = "pay";
   pay.key.fields = {"payment_id"};

@@ -19,8 +19,8 @@ struct SimBank {
 
 class LedgerWorkload final : public Workload {
  public:
-  Status Setup(Store& store) override;
-  std::vector<HandlerSpec> Handlers() override;
+  Status Setup(Store& store, bool protection) override;
+  std::vector<HandlerSpec> Handlers(SimEnv& env) override;
   std::vector<Event> Events(FaultDice& dice, int count) override;
   void Check(Store& store, const SimBroker& broker, const std::vector<Event>& events, CheckReport& report) override;
 

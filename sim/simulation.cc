@@ -58,7 +58,7 @@ class Run {
 };
 
 std::vector<HandlerSpec> Run::WrappedHandlers() {
-  std::vector<HandlerSpec> specs = workload_->Handlers();
+  std::vector<HandlerSpec> specs = workload_->Handlers(env_);
   for (HandlerSpec& s : specs) {
     HandlerFn inner = s.fn;
     s.fn = [this, inner](HandlerContext& ctx) -> HandlerResult {
@@ -154,7 +154,8 @@ SimResult Run::Go() {
     return result_;
   }
   db_ = std::move(*db);
-  if (Status s = workload_->Setup(*db_); !s.ok()) {
+  events_ = workload_->Events(*dice_, opt_.events);  // first: the seed data may depend on them
+  if (Status s = workload_->Setup(*db_, opt_.protection); !s.ok()) {
     result_.report.Fail("setup", s.ToString());
     return result_;
   }
@@ -170,8 +171,6 @@ SimResult Run::Go() {
     popt_.retry.ladder_ms = kRocketLadder;
     popt_.retry.max_attempts = kRocketMaxReconsume;
   }
-  events_ = workload_->Events(*dice_, opt_.events);
-
   std::vector<Consumer> consumers(opt_.consumers);
   for (int i = 0; i < opt_.consumers; ++i) {
     consumers[i].index = i;

@@ -38,9 +38,13 @@ struct CheckReport {
 class Workload {
  public:
   virtual ~Workload() = default;
-  virtual Status Setup(Store& store) = 0;
-  virtual std::vector<HandlerSpec> Handlers() = 0;
-  // `count` business events; poison and conflicting ones are mixed in with the dice.
+  // `protection` false: the run has the guard off; a workload may also drop the
+  // database constraints that back it, as the incident's tables had none.
+  virtual Status Setup(Store& store, bool protection) = 0;
+  // `env` is the run's clock, for handlers that model outside services.
+  virtual std::vector<HandlerSpec> Handlers(SimEnv& env) = 0;
+  // `count` business events; poison and conflicting ones are mixed in with the
+  // dice. Called once, before Setup.
   virtual std::vector<Event> Events(FaultDice& dice, int count) = 0;
   // After the run drained: read the database and the broker's terminal queue.
   virtual void Check(Store& store, const SimBroker& broker, const std::vector<Event>& events,

@@ -9,8 +9,17 @@ namespace idem::cli {
 std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url) {
   if (url.empty()) throw CliError("no queue given: pass --queue FILE (the embedded queue's file) or a broker URL", 2);
   auto q = OpenBroker(url, BrokerOptions{}, Env::Default());
-  if (!q.ok()) throw CliError("cannot open queue '" + url + "': " + q.status().ToString());
+  if (!q.ok()) throw CliError("cannot open queue '" + RedactUrl(url) + "': " + q.status().ToString());
   return std::move(*q);
+}
+
+std::string RedactUrl(const std::string& url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const size_t at = url.find('@', scheme + 3);
+  const size_t colon = url.find(':', scheme + 3);
+  if (at == std::string::npos || colon == std::string::npos || colon > at) return url;
+  return url.substr(0, colon + 1) + "***" + url.substr(at);
 }
 
 std::string FormatTimeMs(int64_t ms) {

@@ -14,6 +14,10 @@ namespace idem::cli {
 // CliError that says what to do.
 std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url);
 
+// The URL with any password replaced by "***", for messages and hints (no
+// secrets in logs): "amqp://idem:***@127.0.0.1:5673/". Paths come back unchanged.
+std::string RedactUrl(const std::string& url);
+
 // "2026-11-29T08:43:09.123Z" (UTC); "-" for 0.
 std::string FormatTimeMs(int64_t ms);
 

@@ -85,7 +85,7 @@ void Run(const PublishArgs& a) {
   if (!a.quiet && parked) std::cout << ", parked " << parked << " rejected line(s)";
   if (!a.quiet) std::cout << "\n";
   if (parked)
-    throw CliError(std::to_string(parked) + " line(s) were rejected and parked in the terminal queue; see: idem dlq list --queue " + a.queue, 1);
+    throw CliError(std::to_string(parked) + " line(s) were rejected and parked in the terminal queue; see: idem dlq list --queue " + RedactUrl(a.queue), 1);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ void AddQueueCommand(CLI::App& app) {
               << "delayed    " << s->delayed << "\n"
               << "in flight  " << s->in_flight << "\n"
               << "dead       " << s->dead;
-    if (s->dead) std::cout << "   (oldest failed " << FormatTimeMs(s->oldest_dead_ms) << "; see: idem dlq list --queue " << *path << ")";
+    if (s->dead) std::cout << "   (oldest failed " << FormatTimeMs(s->oldest_dead_ms) << "; see: idem dlq list --queue " << RedactUrl(*path) << ")";
     std::cout << "\n";
   });
 }

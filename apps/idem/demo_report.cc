@@ -98,7 +98,8 @@ std::string RenderTable(const DemoSummary& s) {
       << " business messages, seed " << s.seed << "), on a real SQLite store and embedded queue:\n"
       << "  off   the incident's consumer: AUTO ack, no records, read-modify-write balance, unchecked UPDATE\n"
       << "  idem  the payments service behind idem: records + effects in one transaction, business guards\n"
-      << "Every number below except msg/s was read back from the database and the terminal queue after the run.\n\n";
+      << "Effect rows, charges, balances, states and blocked messages were read back from each run's database\n"
+      << "and terminal queue afterwards; deliveries were counted as the queue handed them out.\n\n";
   out << Fmt("%-36s %-4s %9s %9s %15s %7s %8s %9s %7s %9s\n", "", "", "published", "duplicate", "effect rows",
              "double", "wrong", "regressed", "legit", "");
   out << Fmt("%-36s %-4s %9s %9s %15s %7s %8s %9s %7s %9s\n", "scenario", "mode", "messages", "delivered",

@@ -14,8 +14,8 @@ int main(int argc, char** argv) {
   idem::cli::AddPublishCommand(app);
   idem::cli::AddQueueCommand(app);
   idem::cli::AddDlqCommand(app);
-  idem::cli::AddSimCommand(app);
   idem::cli::AddDemoCommand(app);
+  idem::cli::AddSimCommand(app);
   idem::cli::AddBenchCommand(app);
   try {
     app.parse(argc, argv);

@@ -2,13 +2,15 @@
 
 #include "commands.h"
 #include "sim/ledger_workload.h"
+#include "sim/payments_workload.h"
 
 namespace idem::cli {
 
-std::string SimWorkloadNames() { return "ledger"; }
+std::string SimWorkloadNames() { return "payments, ledger or mixed"; }
 
 sim::WorkloadFactory SimWorkloadFactory(const std::string& name) {
   if (name == "ledger") return [] { return std::make_unique<sim::LedgerWorkload>(); };
+  if (name == "payments") return [] { return std::make_unique<sim::PaymentsWorkload>(); };
   throw CliError("unknown --workload '" + name + "': use " + SimWorkloadNames(), 2);
 }
 

@@ -7,7 +7,7 @@
 
 namespace idem::cli {
 
-inline constexpr const char* kDefaultSimWorkload = "ledger";
+inline constexpr const char* kDefaultSimWorkload = "payments";
 std::string SimWorkloadNames();
 // Throws CliError for an unknown name.
 sim::WorkloadFactory SimWorkloadFactory(const std::string& name);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "idem/broker.h"
+#include "payments/consumer.h"
 #include "payments/faults.h"
 
 namespace idem::payments {

@@ -17,6 +17,7 @@
 #include "idem/broker.h"
 #include "idem/store.h"
 #include "payments/downstream.h"
+#include "payments/consumer.h"
 #include "payments/faults.h"
 
 namespace idem::payments {

@@ -152,7 +152,7 @@ void Run::HandOverUntil(const std::vector<std::string>& ids, size_t from) {
   env_.Advance(o_.visibility_timeout_ms + o_.idle_step_ms);
   std::set<std::string> waiting(ids.begin(), ids.end());
   size_t seen = log_.deliveries().size();
-  const int64_t deadline = env_.NowMs() + o_.max_simulated_ms;
+  const int64_t deadline = env_.NowMs() + o_.max_drain_ms;
   IdleStep idle(o_);
   while (!waiting.empty()) {
     bool progressed = false;
@@ -176,7 +176,8 @@ void Run::HandOverUntil(const std::vector<std::string>& ids, size_t from) {
 }
 
 Status Run::Drive(EmbeddedQueue& queue) {
-  const int64_t deadline = w_.start_ms + o_.max_simulated_ms;
+  const int64_t last_publication = w_.publications.empty() ? 0 : w_.publications.back().at_ms;
+  const int64_t deadline = w_.start_ms + last_publication + o_.max_drain_ms;
   IdleStep idle(o_);
   for (;;) {
     bool progressed = false;

@@ -29,7 +29,9 @@ struct RunOptions {
   // quiet); any progress resets it. Defaults 1 s and 16 s.
   int64_t idle_step_ms = 1'000;
   int64_t max_idle_step_ms = 16'000;
-  int64_t max_simulated_ms = 6LL * 3600 * 1000;  // a run that has not drained by then fails; default 6 h
+  // A run whose queue is not empty this long (simulated) after the last
+  // publication, or a hand-over that takes this long, fails; default 6 h.
+  int64_t max_drain_ms = 6LL * 3600 * 1000;
   Env* wall_clock = nullptr;                // measures wall and busy time only; default Env::Default()
   std::function<void(std::string_view)> service_log;  // the payments service's log lines; default none
 };

@@ -70,6 +70,8 @@ enum class BalanceChange {
 // the check and the change are one statement, so two concurrent deductions can
 // never both pass on the same money. kInsufficient is a business outcome for the
 // caller to report (usually retryable: awaiting a top-up), never to swallow.
+// REQUIRES: delta != 0 (InvalidArgument otherwise: MySQL counts only rows that
+// changed, so a zero change could not be told from a short balance).
 Result<BalanceChange> ChangeBalance(SqlTx& tx, const BalanceColumn& where, const Value& key, int64_t delta,
                                     int64_t floor = 0);
 

@@ -145,14 +145,12 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
         case RecordStatus::kFailed:
           if (it.msg->headers.count(kReplayHeader)) {
             take_over = true;
-          } else if (it.msg->redelivered) {
-            // The broker hands out this very copy again, so the park that failed it
-            // may never have reached the broker (a crash between commit and settle).
-            // Acking it would lose the message; park it again with the original reason.
-            it.Park(r.last_error);
-            IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
           } else {
-            it.Duplicate("already parked after a permanent failure: " + r.last_error);
+            // Parked again, not acked as a duplicate: the consumer may have died
+            // between the commit that recorded the failure and the move to the
+            // terminal queue, and then this copy is the only one left. At worst
+            // the terminal queue holds two copies; replay runs the guard again.
+            it.Park("already parked after a permanent failure: " + r.last_error);
             IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
           }
           break;

@@ -209,19 +209,21 @@ TEST_F(PipelineTest, ThrowAfterPartialEffectRollsBackThatEffect) {
   EXPECT_NE(decisions_.back().reason.find("boom after the deduction"), std::string::npos);
 }
 
-TEST_F(PipelineTest, PermanentFailureParksAtOnceAndCopiesAreAckedNotRerun) {
+TEST_F(PipelineTest, PermanentFailureParksAtOnceAndCopiesAreParkedNotRerun) {
   Publish(R"({"payment_id":"P4","amount":70,"fail":"permanent"})", "x");
   auto p = Make();
   Drain(*p);
   EXPECT_EQ(Stats().dead, 1);
   EXPECT_EQ(ReadRecord("pay:P4").status, RecordStatus::kFailed);
   EXPECT_EQ(ReadRecord("pay:P4").attempts, 1);
-  // A late broker copy of the same message: acknowledged, not run again, not parked twice.
+  // A late broker copy of the same message: not run again, but parked too — the
+  // first park may never have reached the broker (a crash between commit and settle).
   Publish(R"({"payment_id":"P4","amount":70,"fail":"permanent"})", "x");
   Drain(*p);
-  EXPECT_EQ(Stats().dead, 1);
+  EXPECT_EQ(Stats().dead, 2);
   EXPECT_EQ(ReadRecord("pay:P4").attempts, 1);
-  EXPECT_EQ(decisions_.back().kind, DecisionKind::kDuplicate);
+  EXPECT_EQ(decisions_.back().kind, DecisionKind::kParked);
+  EXPECT_EQ(CountEffects(*store_), 0);
 }
 
 // A Source that loses the settlements of its next batch, as a consumer that
@@ -256,7 +258,7 @@ TEST_F(PipelineTest, PermanentFailureWhoseParkWasLostIsParkedWhenRedelivered) {
   EXPECT_EQ(Stats().ready + Stats().delayed + Stats().in_flight, 0);
   auto dead = queue_->ListDead(10);
   ASSERT_TRUE(dead.ok() && dead->size() == 1);
-  EXPECT_EQ((*dead)[0].reason, "bad payment");
+  EXPECT_NE((*dead)[0].reason.find("bad payment"), std::string::npos) << (*dead)[0].reason;
   EXPECT_EQ(ReadRecord("pay:P4").attempts, 1) << "parked again without running the handler again";
   EXPECT_EQ(CountEffects(*store_), 0);
 }

@@ -7,6 +7,7 @@ namespace idem {
 
 Result<BalanceChange> ChangeBalance(SqlTx& tx, const BalanceColumn& where, const Value& key, int64_t delta,
                                     int64_t floor) {
+  if (delta == 0) return Status::InvalidArgument("ChangeBalance needs a non-zero delta");
   IDEM_RETURN_IF_ERROR(guards::CheckIdentifiers({where.table, where.key_column, where.balance_column}));
   const std::string& bal = where.balance_column;
   auto n = tx.Exec("UPDATE " + where.table + " SET " + bal + " = " + bal + " + ? WHERE " + where.key_column +

@@ -1,33 +1,23 @@
 // ChangeBalance over a real SQLite store.
 #include <gtest/gtest.h>
 
+#include "guards/guard_test_fixture.h"
 #include "idem/guards.h"
-#include "idem/store.h"
 
 namespace idem {
 namespace {
 
 const BalanceColumn kAccounts{"accounts", "user_id", "balance_cents"};
 
-class ChangeBalanceTest : public ::testing::Test {
+class ChangeBalanceTest : public guards::GuardTest {
  protected:
   void SetUp() override {
-    auto s = OpenSqliteStore(":memory:", {}, Env::Default());
-    ASSERT_TRUE(s.ok());
-    store_ = std::move(*s);
-    ASSERT_TRUE(store_
-                    ->ExecScript("CREATE TABLE accounts (user_id VARCHAR(64) PRIMARY KEY, balance_cents BIGINT NOT NULL);"
-                                 "INSERT INTO accounts VALUES ('u1', 1000), ('u2', 0);")
-                    .ok());
-    auto tx = store_->Begin();
-    ASSERT_TRUE(tx.ok());
-    tx_ = std::move(*tx);
+    Open("CREATE TABLE accounts (user_id VARCHAR(64) PRIMARY KEY, balance_cents BIGINT NOT NULL);"
+         "INSERT INTO accounts VALUES ('u1', 1000), ('u2', 0);");
   }
 
   int64_t Balance(const std::string& user) {
-    auto rows = tx_->Query("SELECT balance_cents FROM accounts WHERE user_id = ?", {user});
-    EXPECT_TRUE(rows.ok() && !rows->empty());
-    return rows.ok() && !rows->empty() ? AsInt((*rows)[0][0]) : -1;
+    return Int("SELECT balance_cents FROM accounts WHERE user_id = ?", {user});
   }
 
   BalanceChange Change(const std::string& user, int64_t delta, int64_t floor = 0) {
@@ -35,9 +25,6 @@ class ChangeBalanceTest : public ::testing::Test {
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : BalanceChange::kNotFound;
   }
-
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<StoreTx> tx_;
 };
 
 TEST_F(ChangeBalanceTest, DeductsWhenTheMoneyIsThere) {
@@ -65,6 +52,12 @@ TEST_F(ChangeBalanceTest, CreditsApplyAndAFloorAllowsAnOverdraft) {
 TEST_F(ChangeBalanceTest, MissingAccountIsNotFoundNotInsufficient) {
   EXPECT_EQ(Change("nobody", -1), BalanceChange::kNotFound);
   EXPECT_EQ(Change("nobody", 1), BalanceChange::kNotFound);
+}
+
+TEST_F(ChangeBalanceTest, AZeroChangeIsACallerError) {
+  auto r = ChangeBalance(*tx_, kAccounts, std::string("u1"), 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument);
 }
 
 TEST_F(ChangeBalanceTest, RefusesNamesThatAreNotIdentifiers) {

@@ -1,40 +1,25 @@
 // InsertOnce over a real SQLite store: a ledger unique on (biz_no, type).
 #include <gtest/gtest.h>
 
+#include "guards/guard_test_fixture.h"
 #include "idem/guards.h"
-#include "idem/store.h"
 
 namespace idem {
 namespace {
 
-class InsertOnceTest : public ::testing::Test {
+class InsertOnceTest : public guards::GuardTest {
  protected:
   void SetUp() override {
-    auto s = OpenSqliteStore(":memory:", {}, Env::Default());
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
-    ASSERT_TRUE(store_
-                    ->ExecScript("CREATE TABLE flows (biz_no VARCHAR(64) NOT NULL, type VARCHAR(16) NOT NULL, "
-                                 "amount_cents BIGINT NOT NULL, CONSTRAINT uk_biz_no_type UNIQUE (biz_no, type));"
-                                 "CREATE TABLE other (v BIGINT NOT NULL);")
-                    .ok());
-    auto tx = store_->Begin();
-    ASSERT_TRUE(tx.ok());
-    tx_ = std::move(*tx);
+    Open("CREATE TABLE flows (biz_no VARCHAR(64) NOT NULL, type VARCHAR(16) NOT NULL, amount_cents BIGINT NOT NULL, "
+         "CONSTRAINT uk_biz_no_type UNIQUE (biz_no, type));"
+         "CREATE TABLE other (v BIGINT NOT NULL);");
   }
 
   Result<InsertOutcome> Flow(const std::string& biz_no, const std::string& type, int64_t amount) {
     return InsertOnce(*tx_, "flows", {{"biz_no", biz_no}, {"type", type}, {"amount_cents", amount}});
   }
 
-  int64_t Count(const std::string& sql) {
-    auto rows = tx_->Query(sql, {});
-    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
-    return rows.ok() ? AsInt((*rows)[0][0]) : -1;
-  }
-
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<StoreTx> tx_;
+  int64_t Count(const std::string& sql) { return Int(sql); }
 };
 
 TEST_F(InsertOnceTest, SecondInsertOfTheSameBizNoAndTypeIsAlreadyApplied) {
@@ -60,9 +45,7 @@ TEST_F(InsertOnceTest, ADuplicateKeepsEarlierWritesAndTheTransactionUsable) {
   EXPECT_EQ(*dup, InsertOutcome::kAlreadyApplied);
   ASSERT_TRUE(tx_->Exec("INSERT INTO other (v) VALUES (?)", {int64_t{8}}).ok()) << "transaction must stay usable";
   ASSERT_TRUE(tx_->Commit().ok());
-  auto tx = store_->Begin();
-  ASSERT_TRUE(tx.ok());
-  tx_ = std::move(*tx);
+  Begin();
   EXPECT_EQ(Count("SELECT COUNT(*) FROM other"), 2);
   EXPECT_EQ(Count("SELECT COUNT(*) FROM flows"), 1);
 }

@@ -1,8 +1,8 @@
 // StateMachine: the order lifecycle of SPEC R-K over a real SQLite store.
 #include <gtest/gtest.h>
 
+#include "guards/guard_test_fixture.h"
 #include "idem/guards.h"
-#include "idem/store.h"
 
 namespace idem {
 namespace {
@@ -14,20 +14,12 @@ StateMachineSpec OrderSpec() {
           {{"WAIT_PAY", "PAID"}, {"PAID", "SHIPPED"}, {"SHIPPED", "FINISHED"}, {"PAID", "REFUNDED"}}};
 }
 
-class StateMachineTest : public ::testing::Test {
+class StateMachineTest : public guards::GuardTest {
  protected:
   void SetUp() override {
-    auto s = OpenSqliteStore(":memory:", {}, Env::Default());
-    ASSERT_TRUE(s.ok());
-    store_ = std::move(*s);
-    ASSERT_TRUE(store_
-                    ->ExecScript("CREATE TABLE orders (order_no VARCHAR(64) PRIMARY KEY, status VARCHAR(16) NOT NULL, "
-                                 "version BIGINT NOT NULL DEFAULT 0, payment_id VARCHAR(64));"
-                                 "INSERT INTO orders (order_no, status) VALUES ('O1', 'WAIT_PAY');")
-                    .ok());
-    auto tx = store_->Begin();
-    ASSERT_TRUE(tx.ok());
-    tx_ = std::move(*tx);
+    Open("CREATE TABLE orders (order_no VARCHAR(64) PRIMARY KEY, status VARCHAR(16) NOT NULL, "
+         "version BIGINT NOT NULL DEFAULT 0, payment_id VARCHAR(64));"
+         "INSERT INTO orders (order_no, status) VALUES ('O1', 'WAIT_PAY');");
     auto sm = StateMachine::Create(OrderSpec());
     ASSERT_TRUE(sm.ok()) << sm.status().ToString();
     sm_ = std::make_unique<StateMachine>(std::move(*sm));
@@ -40,13 +32,9 @@ class StateMachineTest : public ::testing::Test {
   }
 
   std::string Field(const std::string& column) {
-    auto rows = tx_->Query("SELECT " + column + " FROM orders WHERE order_no = 'O1'", {});
-    EXPECT_TRUE(rows.ok() && rows->size() == 1);
-    return AsText((*rows)[0][0]);
+    return Text("SELECT " + column + " FROM orders WHERE order_no = 'O1'");
   }
 
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<StoreTx> tx_;
   std::unique_ptr<StateMachine> sm_;
 };
 

@@ -1,27 +1,19 @@
 // UpdateIfVersion over a real SQLite store: stock with a version column.
 #include <gtest/gtest.h>
 
+#include "guards/guard_test_fixture.h"
 #include "idem/guards.h"
-#include "idem/store.h"
 
 namespace idem {
 namespace {
 
 const VersionedTable kStock{"stock", "sku", "version"};
 
-class UpdateIfVersionTest : public ::testing::Test {
+class UpdateIfVersionTest : public guards::GuardTest {
  protected:
   void SetUp() override {
-    auto s = OpenSqliteStore(":memory:", {}, Env::Default());
-    ASSERT_TRUE(s.ok());
-    store_ = std::move(*s);
-    ASSERT_TRUE(store_
-                    ->ExecScript("CREATE TABLE stock (sku VARCHAR(64) PRIMARY KEY, quantity BIGINT NOT NULL, "
-                                 "version BIGINT NOT NULL); INSERT INTO stock VALUES ('A', 10, 3);")
-                    .ok());
-    auto tx = store_->Begin();
-    ASSERT_TRUE(tx.ok());
-    tx_ = std::move(*tx);
+    Open("CREATE TABLE stock (sku VARCHAR(64) PRIMARY KEY, quantity BIGINT NOT NULL, version BIGINT NOT NULL);"
+         "INSERT INTO stock VALUES ('A', 10, 3);");
   }
 
   std::pair<int64_t, int64_t> Read() {
@@ -29,9 +21,6 @@ class UpdateIfVersionTest : public ::testing::Test {
     EXPECT_TRUE(rows.ok() && rows->size() == 1);
     return {AsInt((*rows)[0][0]), AsInt((*rows)[0][1])};
   }
-
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<StoreTx> tx_;
 };
 
 TEST_F(UpdateIfVersionTest, WritesWhenTheVersionIsTheOneRead) {

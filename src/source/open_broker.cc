@@ -1,10 +1,16 @@
 // OpenBroker: picks the adapter from the URL scheme.
 #include "idem/broker.h"
 #include "idem/embedded_queue.h"
+#ifdef IDEM_WITH_RABBITMQ
+#include "idem/rabbitmq.h"
+#endif
 
 namespace idem {
 
 Result<std::unique_ptr<Broker>> OpenBroker(const std::string& url, const BrokerOptions& options, Env* env) {
+#ifdef IDEM_WITH_RABBITMQ
+  if (url.rfind("amqp://", 0) == 0 || url.rfind("amqps://", 0) == 0) return OpenRabbitMqBroker(url, options, env);
+#endif
   std::string path = url;
   for (const char* prefix : {"queue://", "queue:"}) {
     if (url.rfind(prefix, 0) == 0) {
@@ -14,7 +20,12 @@ Result<std::unique_ptr<Broker>> OpenBroker(const std::string& url, const BrokerO
   }
   if (path.find("://") != std::string::npos)
     return Status::InvalidArgument("unsupported broker URL '" + url +
-                                   "': use a queue file path (this build has no other broker adapters)");
+                                   "': use a queue file path"
+#ifdef IDEM_WITH_RABBITMQ
+                                   " or an amqp:// URL");
+#else
+                                   " (this build has no other broker adapters)");
+#endif
   if (path.empty()) return Status::InvalidArgument("broker URL '" + url + "' names no queue file");
   EmbeddedQueueOptions eo;
   eo.topics = options.topics;

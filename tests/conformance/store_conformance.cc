@@ -6,6 +6,7 @@ namespace idem::testing {
 
 void StoreConformance::SetUp() {
   location_ = GetParam().fresh_database();
+  if (IsSkipped()) return;  // a server backend without its server skips with a reason
   store_ = Connect();
   ASSERT_NE(store_, nullptr);
   Status s = store_->ExecScript(

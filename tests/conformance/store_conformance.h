@@ -18,7 +18,8 @@ namespace idem::testing {
 struct StoreFactory {
   std::string name;
   // Called once per test before any connection: creates a fresh, empty database
-  // and returns an opaque location that `open` receives.
+  // and returns an opaque location that `open` receives. It may GTEST_SKIP()
+  // (e.g. when the backend's test server is not configured).
   std::function<std::string()> fresh_database;
   std::function<std::unique_ptr<Store>(const std::string& location, Env* env)> open;
 };

@@ -122,6 +122,13 @@ TEST_F(CliTest, DlqListShowReplayPurge) {
   EXPECT_NE(r.out.find("empty"), std::string::npos);
 }
 
+TEST_F(CliTest, PasswordsInBrokerUrlsNeverReachTheOutput) {
+  ProcessResult r = Idem({"queue", "stats", "--queue", "amqp://idem:s3cret@127.0.0.1:1/?queue=nowhere"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ((r.out + r.err).find("s3cret"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("idem:***@"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, UnreadableInputFileIsABadInputError) {
   ProcessResult r = Idem({"publish", "--queue", Queue(), "--topic", "pay", "--input", dir_.File("missing.jsonl")});
   EXPECT_EQ(r.exit_code, 2);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/ledger_workload.h"
+#include "sim/payments_workload.h"
 #include "sim/simulation.h"
 #include "testing/test_util.h"
 
@@ -18,6 +19,10 @@ constexpr uint64_t kFixedSeeds = 300;
 WorkloadFactory Ledger() {
   return [] { return std::make_unique<LedgerWorkload>(); };
 }
+WorkloadFactory Payments() {
+  return [] { return std::make_unique<PaymentsWorkload>(); };
+}
+WorkloadFactory ByName(const std::string& name) { return name == "payments" ? Payments() : Ledger(); }
 
 std::string Describe(const SimResult& r, const SimOptions& o) {
   std::ostringstream os;
@@ -28,12 +33,16 @@ std::string Describe(const SimResult& r, const SimOptions& o) {
   return os.str();
 }
 
-TEST(SimTest, FixedSeedsHoldEveryInvariantAndEveryFaultFires) {
+// The payments service (the real handlers) and the ledger workload (whose only
+// defence is the guard) over the same fixed seeds.
+class FixedSeeds : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FixedSeeds, HoldEveryInvariantAndEveryFaultFires) {
   Coverage total;
   for (uint64_t seed = 1; seed <= kFixedSeeds; ++seed) {
     SimOptions o;
     o.seed = seed;
-    SimResult r = RunSimulation(o, Ledger());
+    SimResult r = RunSimulation(o, ByName(GetParam()));
     EXPECT_EQ(r.report.Total(), 0u) << Describe(r, o);
     EXPECT_TRUE(r.drained) << Describe(r, o);
     for (const char* checker : {"no_duplicate_effect", "nothing_lost", "balance_matches_flows", "legit_not_blocked",
@@ -45,6 +54,8 @@ TEST(SimTest, FixedSeedsHoldEveryInvariantAndEveryFaultFires) {
     EXPECT_GT(total.fired[f], 0) << FaultName(static_cast<Fault>(f)) << " never fired over " << kFixedSeeds << " seeds";
 }
 
+INSTANTIATE_TEST_SUITE_P(Workloads, FixedSeeds, ::testing::Values("payments", "ledger"));
+
 TEST(SimTest, SavedRegressionSeedsStayFixed) {
   std::ifstream f(IDEM_SIM_SEEDS_FILE);
   ASSERT_TRUE(f) << "cannot read " << IDEM_SIM_SEEDS_FILE;
@@ -55,8 +66,8 @@ TEST(SimTest, SavedRegressionSeedsStayFixed) {
     SimOptions o;
     std::string workload;
     in >> o.seed >> o.events >> workload;
-    ASSERT_EQ(workload, "ledger") << line;
-    SimResult r = RunSimulation(o, Ledger());
+    ASSERT_TRUE(workload == "ledger" || workload == "payments") << line;
+    SimResult r = RunSimulation(o, ByName(workload));
     EXPECT_EQ(r.report.Total(), 0u) << Describe(r, o);
     ++n;
   }
@@ -68,26 +79,26 @@ TEST(SimTest, SameSeedGivesTheSameTrace) {
     SimOptions o;
     o.seed = seed;
     o.keep_trace = true;
-    SimResult a = RunSimulation(o, Ledger());
-    SimResult b = RunSimulation(o, Ledger());
+    SimResult a = RunSimulation(o, Payments());
+    SimResult b = RunSimulation(o, Payments());
     EXPECT_EQ(a.digest, b.digest) << "seed " << seed;
     EXPECT_EQ(a.trace, b.trace) << "seed " << seed;
     EXPECT_GT(a.trace.size(), 100u);
     o.seed = seed + 1000;
-    EXPECT_NE(RunSimulation(o, Ledger()).digest, a.digest);
+    EXPECT_NE(RunSimulation(o, Payments()).digest, a.digest);
   }
 }
 
-TEST(SimTest, WithTheGuardOffTheCheckersFindTheDamage) {
+TEST_P(FixedSeeds, WithTheGuardOffTheCheckersFindTheDamage) {
   int damaged = 0;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     SimOptions o;
     o.seed = seed;
     o.protection = false;
-    SimResult r = RunSimulation(o, Ledger());
+    SimResult r = RunSimulation(o, ByName(GetParam()));
     damaged += !r.report.violations["no_duplicate_effect"].empty();
   }
-  EXPECT_GE(damaged, 15) << "duplicates must reach the ledger when the guard is off";
+  EXPECT_GE(damaged, 15) << "duplicate effects must reach the database when the guard is off";
 }
 
 TEST(SimTest, CliExitsNonZeroWithProtectionOffAndZeroWithItOn) {

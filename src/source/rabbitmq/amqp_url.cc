@@ -1,0 +1,103 @@
+// ParseAmqpUrl: amqp://USER:PASSWORD@HOST:PORT/VHOST?name=value&...
+// rabbitmq-c parses the part before '?'; the query carries RabbitMqOptions fields.
+#include <amqp.h>
+
+#include <charconv>
+#include <sstream>
+
+#include "idem/rabbitmq.h"
+
+namespace idem {
+namespace {
+
+std::string PercentDecode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      int v = 0;
+      auto [p, ec] = std::from_chars(s.data() + i + 1, s.data() + i + 3, v, 16);
+      if (ec == std::errc() && p == s.data() + i + 3) {
+        out.push_back(static_cast<char>(v));
+        i += 2;
+        continue;
+      }
+    }
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+template <typename T>
+bool ParseNumber(const std::string& s, T* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+}
+
+Status SetOption(RabbitMqOptions& o, const std::string& name, const std::string& value) {
+  auto number = [&](auto* field) -> Status {
+    if (!ParseNumber(value, field) || *field < 0)
+      return Status::InvalidArgument("amqp:// URL: '" + name + "=" + value + "' is not a non-negative number");
+    return Status::OK();
+  };
+  if (name == "queue") o.queue = value;
+  else if (name == "exchange") o.exchange = value;
+  else if (name == "dead_queue") o.dead_queue = value;
+  else if (name == "prefetch") return number(&o.prefetch);
+  else if (name == "heartbeat_s") return number(&o.heartbeat_s);
+  else if (name == "connect_timeout_ms") return number(&o.connect_timeout_ms);
+  else if (name == "rpc_timeout_ms") return number(&o.rpc_timeout_ms);
+  else if (name == "release_min_delay_ms") return number(&o.release_min_delay_ms);
+  else if (name == "dead_scan_limit") return number(&o.dead_scan_limit);
+  else if (name == "known_wait_ms") {
+    o.known_wait_ms.clear();
+    std::stringstream in(value);
+    for (std::string item; std::getline(in, item, ',');) {
+      int64_t ms = 0;
+      if (!ParseNumber(item, &ms) || ms <= 0)
+        return Status::InvalidArgument("amqp:// URL: known_wait_ms takes positive milliseconds, e.g. 30000,60000");
+      o.known_wait_ms.push_back(ms);
+    }
+  } else {
+    return Status::InvalidArgument(
+        "amqp:// URL: unknown parameter '" + name +
+        "' (known: queue, exchange, dead_queue, prefetch, heartbeat_s, connect_timeout_ms, rpc_timeout_ms, "
+        "release_min_delay_ms, dead_scan_limit, known_wait_ms)");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<RabbitMqOptions> ParseAmqpUrl(const std::string& url) {
+  if (url.rfind("amqps://", 0) == 0)
+    return Status::InvalidArgument("amqps:// (TLS) is not supported by this build; use amqp://");
+  if (url.rfind("amqp://", 0) != 0) return Status::InvalidArgument("not an amqp:// URL: '" + url + "'");
+  RabbitMqOptions o;
+  const size_t q = url.find('?');
+  std::string base = url.substr(0, q);
+  amqp_connection_info info;
+  if (amqp_parse_url(base.data(), &info) != AMQP_STATUS_OK)
+    return Status::InvalidArgument("cannot parse '" + url.substr(0, q) +
+                                   "': expected amqp://USER:PASSWORD@HOST:PORT/VHOST");
+  o.host = info.host;
+  o.port = info.port;
+  o.vhost = info.vhost;
+  o.user = info.user;
+  o.password = info.password;
+  if (q != std::string::npos) {
+    std::stringstream in(url.substr(q + 1));
+    for (std::string pair; std::getline(in, pair, '&');) {
+      if (pair.empty()) continue;
+      const size_t eq = pair.find('=');
+      if (eq == std::string::npos)
+        return Status::InvalidArgument("amqp:// URL: parameter '" + pair + "' needs a value (name=value)");
+      IDEM_RETURN_IF_ERROR(SetOption(o, PercentDecode(pair.substr(0, eq)), PercentDecode(pair.substr(eq + 1))));
+    }
+  }
+  if (o.queue.empty()) return Status::InvalidArgument("amqp:// URL: queue= must not be empty");
+  if (o.prefetch == 0 || o.prefetch > 65535)
+    return Status::InvalidArgument("amqp:// URL: prefetch must be between 1 and 65535");
+  return o;
+}
+
+}  // namespace idem

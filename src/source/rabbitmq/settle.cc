@@ -1,0 +1,191 @@
+// RabbitMqBroker::Settle and the pending moves.
+//
+// Settle, for one batch:
+//   1. every kAck is acked (one multiple-ack for the contiguous prefix of the
+//      channel's outstanding tags) and short kReleases are nacked with requeue;
+//   2. every kRetry / kPark / long kRelease becomes a pending move: a copy for
+//      the wait, terminal or hold queue, built from the original delivery;
+//      all pending moves are published and confirmed;
+//   3. the originals of the confirmed moves are acked.
+// A move that cannot be confirmed stays pending, its original unacked (so it
+// is safe in the broker), and is tried again by the next Settle or Poll. If
+// the broker is only slow to confirm (an alarm blocks publishers), the batch is
+// held and awaited again rather than sent again.
+#include <amqp.h>
+
+#include <algorithm>
+#include <set>
+
+#include "source/rabbitmq/message_codec.h"
+#include "source/rabbitmq/rabbitmq_broker.h"
+
+namespace idem::rabbitmq {
+
+void RabbitMqBroker::QueueMove(const std::string& receipt, const Delivery& d, const Settlement& s, int64_t now) {
+  PendingMove move;
+  move.receipt = receipt;
+  move.copy = Outgoing::CopyOf(d.envelope.message.properties, d.envelope.message.body);
+  const Message& m = *s.message;
+  switch (s.kind) {
+    case Settlement::Kind::kRetry:
+      move.delay_ms = std::max<int64_t>(s.delay_ms, 0);
+      move.delay_queue = names_.Wait(move.delay_ms);
+      MakeRetryCopy(*move.copy, m, move.delay_queue, s.reason, now);
+      break;
+    case Settlement::Kind::kRelease:
+      move.delay_ms = HoldStepMs(s.delay_ms);
+      move.delay_queue = names_.Hold(move.delay_ms);
+      MakeHoldCopy(*move.copy, m, move.delay_queue);
+      break;
+    default:
+      MakeDeadCopy(*move.copy, m, names_, s.reason, ids_.Next(), now);
+      break;
+  }
+  pending_.push_back(std::move(move));
+}
+
+Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
+  // Resolve every receipt first, so a foreign one fails the call before anything moves.
+  std::vector<Delivery*> deliveries;
+  std::set<std::string> moving;
+  for (const PendingMove& p : pending_) moving.insert(p.receipt);
+  for (const Settlement& s : settlements) {
+    auto it = s.message ? in_flight_.find(s.message->receipt) : in_flight_.end();
+    if (it == in_flight_.end() || moving.count(s.message->receipt))
+      return Status::InvalidArgument("settlement for a message this broker did not hand out, or settled twice");
+    deliveries.push_back(it->second.get());
+  }
+  const int64_t now = env_->NowMs();
+  std::vector<std::string> acks, requeues, forget;
+  for (size_t i = 0; i < settlements.size(); ++i) {
+    const Settlement& s = settlements[i];
+    const std::string& receipt = s.message->receipt;
+    const Delivery& d = *deliveries[i];
+    // A stale delivery came on a connection that is gone: RabbitMQ has already
+    // put it back and will deliver it again, and the pipeline decides again then
+    // (a copy whose record says FAILED is parked again). Acting on it here would
+    // only make a second copy.
+    if (IsStale(d)) {
+      forget.push_back(receipt);
+      continue;
+    }
+    switch (s.kind) {
+      case Settlement::Kind::kAck:
+        acks.push_back(receipt);
+        break;
+      case Settlement::Kind::kRetry:
+      case Settlement::Kind::kPark:
+        QueueMove(receipt, d, s, now);
+        break;
+      case Settlement::Kind::kRelease:
+        // A short hold is a plain requeue: the pipeline backs off by itself, and a
+        // hold queue for every few milliseconds would cost more than it saves.
+        if (s.delay_ms >= opt_.release_min_delay_ms) QueueMove(receipt, d, s, now);
+        else requeues.push_back(receipt);
+        break;
+    }
+  }
+  for (const std::string& receipt : forget) in_flight_.erase(receipt);
+  // Plain acks first: they need nothing from the publisher, which may be
+  // blocked; then the moves, and the acks of the originals they confirmed.
+  Status acked = AckAndRequeue(acks, requeues);
+  std::vector<std::string> moved;
+  Status moves = FinishMoves(&moved);
+  Status acked_moved = AckAndRequeue(moved, {});
+  if (!moves.ok()) return moves;
+  if (!acked.ok()) return acked;
+  if (!acked_moved.ok()) return acked_moved;
+  if (!forget.empty())
+    return Status::Unavailable(std::to_string(forget.size()) +
+                               " message(s) were delivered on a RabbitMQ connection that has since been lost; "
+                               "RabbitMQ delivers them again and the guard absorbs the copies");
+  return Status::OK();
+}
+
+Status RabbitMqBroker::FinishMoves(std::vector<std::string>* acks) {
+  // A move whose original went stale meanwhile is dropped: the broker delivers
+  // the original again (see Settle).
+  std::erase_if(pending_, [&](const PendingMove& p) {
+    if (!IsStale(*in_flight_.at(p.receipt))) return false;
+    in_flight_.erase(p.receipt);
+    return true;
+  });
+  if (pending_.empty()) return Status::OK();
+  const std::string note = " (" + std::to_string(pending_.size()) +
+                           " retry/terminal move(s) stay pending; their originals stay unacknowledged)";
+  if (confirms_.holding()) {
+    // A batch a blocked broker has not confirmed yet: wait for it rather than
+    // send another copy of every move.
+    Status s = confirms_.Resume();
+    if (confirms_.holding()) return Annotate(s, note);
+    const uint64_t held_by = confirms_.generation();
+    if (s.ok()) {
+      std::erase_if(pending_, [&](const PendingMove& p) {
+        if (p.held_by != held_by) return false;
+        acks->push_back(p.receipt);
+        return true;
+      });
+    }
+    for (PendingMove& p : pending_) p.held_by = 0;  // whatever is left is sent (again) now
+    if (pending_.empty()) return Status::OK();
+  }
+  std::vector<Outgoing*> batch;
+  std::vector<std::pair<std::string, int64_t>> declare;
+  for (PendingMove& p : pending_) {
+    batch.push_back(p.copy.get());
+    if (!p.delay_queue.empty()) declare.emplace_back(p.delay_queue, p.delay_ms);
+  }
+  Status s = Publish(batch, declare, /*hold=*/true);
+  if (confirms_.holding())
+    for (PendingMove& p : pending_) p.held_by = confirms_.generation();
+  if (!s.ok()) return Annotate(s, note);
+  for (PendingMove& p : pending_) acks->push_back(p.receipt);
+  pending_.clear();
+  return Status::OK();
+}
+
+Status RabbitMqBroker::AckAndRequeue(const std::vector<std::string>& acks, const std::vector<std::string>& requeues) {
+  if (acks.empty() && requeues.empty()) return Status::OK();
+  auto forget_all = [&] {
+    for (const std::string& r : acks) in_flight_.erase(r);
+    for (const std::string& r : requeues) in_flight_.erase(r);
+  };
+  if (!consumer_.is_open()) {
+    forget_all();
+    return Status::Unavailable("lost the RabbitMQ consuming connection before acknowledging " +
+                               std::to_string(acks.size() + requeues.size()) +
+                               " message(s); RabbitMQ delivers them again and the guard absorbs the copies");
+  }
+  const uint64_t gen = consumer_.generation();
+  std::vector<uint64_t> tags, outstanding;
+  for (const std::string& r : acks) tags.push_back(in_flight_.at(r)->envelope.delivery_tag);
+  for (const auto& [receipt, d] : in_flight_)
+    if (d->generation == gen) outstanding.push_back(d->envelope.delivery_tag);
+  std::sort(tags.begin(), tags.end());
+  std::sort(outstanding.begin(), outstanding.end());
+  // The longest run of this channel's oldest outstanding tags that are all being
+  // acked now can go as one multiple-ack; anything after a gap goes one by one.
+  size_t prefix = 0;
+  while (prefix < tags.size() && prefix < outstanding.size() && tags[prefix] == outstanding[prefix]) ++prefix;
+  Status s;
+  if (prefix >= 2) {
+    s = consumer_.CheckStatus(amqp_basic_ack(consumer_.raw(), kChannel, tags[prefix - 1], /*multiple=*/1),
+                              "acknowledging messages");
+  } else {
+    prefix = 0;
+  }
+  for (size_t i = prefix; i < tags.size() && s.ok(); ++i)
+    s = consumer_.CheckStatus(amqp_basic_ack(consumer_.raw(), kChannel, tags[i], 0), "acknowledging a message");
+  for (const std::string& r : requeues) {
+    if (!s.ok()) break;
+    s = consumer_.CheckStatus(
+        amqp_basic_nack(consumer_.raw(), kChannel, in_flight_.at(r)->envelope.delivery_tag, 0, /*requeue=*/1),
+        "requeueing a message");
+  }
+  forget_all();
+  if (!s.ok())
+    return Annotate(s, " (unacknowledged messages come back from RabbitMQ; the guard absorbs the copies)");
+  return Status::OK();
+}
+
+}  // namespace idem::rabbitmq

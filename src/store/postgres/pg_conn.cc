@@ -1,0 +1,112 @@
+#include "store/postgres/pg_conn.h"
+
+#include <algorithm>
+
+#include "store/postgres/pg_placeholders.h"
+#include "store/postgres/pg_status.h"
+#include "store/postgres/pg_values.h"
+
+namespace idem::pg {
+namespace {
+
+// Statements beyond this many distinct texts run unprepared, so code that
+// varies its SQL text cannot grow the server's statement cache without bound.
+constexpr size_t kMaxPreparedStatements = 1000;
+
+// PostgreSQL's NOTICEs ("relation already exists, skipping") are not errors;
+// libpq would print them to stderr.
+void IgnoreNotice(void*, const char*) {}
+
+std::string Abbreviated(std::string_view sql) {
+  constexpr size_t kMax = 160;
+  return sql.size() <= kMax ? std::string(sql) : std::string(sql.substr(0, kMax)) + "…";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Conn>> Conn::Open(const std::string& url, const PostgresStoreOptions& options, Env* env) {
+  const std::string timeout = std::to_string(std::max(options.connect_timeout_s, 2));
+  // libpq processes keywords in order and the last value wins: our defaults
+  // come first, so the same settings in the URL override them.
+  const char* keys[] = {"connect_timeout", "client_encoding", "application_name", "dbname", nullptr};
+  const char* values[] = {timeout.c_str(), "UTF8", "idem", url.c_str(), nullptr};
+  PGconn* raw = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  if (!raw) return Status::Unavailable("cannot connect to PostgreSQL: libpq is out of memory");
+  std::unique_ptr<Conn> conn(new Conn(raw, options, env));
+  if (!conn->Healthy())
+    return Status::Unavailable("cannot connect to PostgreSQL (" + conn->Describe() + "): " +
+                               TrimmedMessage(PQerrorMessage(raw)) +
+                               " (check that the server runs and that the URL's host, port, user and "
+                               "database are right)");
+  PQsetNoticeProcessor(raw, IgnoreNotice, nullptr);
+  return conn;
+}
+
+Conn::~Conn() { PQfinish(conn_); }
+
+std::string Conn::Describe() const {
+  auto field = [](const char* s) { return std::string(s ? s : ""); };
+  return field(PQhost(conn_)) + ":" + field(PQport(conn_)) + "/" + field(PQdb(conn_)) + " as " +
+         field(PQuser(conn_));
+}
+
+Status Conn::Reconnect() {
+  int64_t pause_ms = options_.reconnect_backoff_ms;
+  const int attempts = std::max(options_.reconnect_attempts, 1);
+  for (int attempt = 1;; ++attempt) {
+    PQreset(conn_);
+    if (Healthy()) {
+      statements_.clear();  // prepared statements died with the old session
+      return Status::OK();
+    }
+    if (attempt >= attempts) break;
+    env_->SleepMs(pause_ms);
+    pause_ms *= 2;
+  }
+  return Status::Unavailable("cannot reach PostgreSQL (" + Describe() + ") after " + std::to_string(attempts) +
+                             " reconnect attempts: " + TrimmedMessage(PQerrorMessage(conn_)) + "; retry later");
+}
+
+Result<ResultPtr> Conn::Check(PGresult* raw, std::string_view sql) {
+  ResultPtr res(raw);
+  const ExecStatusType st = res ? PQresultStatus(res.get()) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) return res;
+  return StatusFromPg(conn_, res.get(), "PostgreSQL statement failed [" + Abbreviated(sql) + "]");
+}
+
+Result<ResultPtr> Conn::Run(std::string_view sql, const std::vector<Value>& params) {
+  auto p = Params::From(params);
+  if (!p.ok()) return p.status();
+  std::string key(sql);
+  key += '\0';
+  key += p->TypeSignature();
+  auto it = statements_.find(key);
+  if (it == statements_.end()) {
+    TranslatedSql t = TranslatePlaceholders(sql);
+    if (t.placeholders > 0 && t.placeholders != params.size())
+      return Status::InvalidArgument("the statement has " + std::to_string(t.placeholders) + " placeholders but " +
+                                     std::to_string(params.size()) + " values were bound [" + Abbreviated(sql) + "]");
+    if (statements_.size() >= kMaxPreparedStatements)
+      return Check(PQexecParams(conn_, t.text.c_str(), p->count(), p->types(), p->values(), p->lengths(),
+                                p->formats(), /*resultFormat=*/0),
+                   sql);
+    std::string name = "idem_" + std::to_string(++next_statement_);
+    auto prepared = Check(PQprepare(conn_, name.c_str(), t.text.c_str(), p->count(), p->types()), sql);
+    if (!prepared.ok()) return prepared.status();
+    it = statements_.emplace(std::move(key), Prepared{std::move(name)}).first;
+  }
+  PGresult* res = PQexecPrepared(conn_, it->second.name.c_str(), p->count(), p->values(), p->lengths(),
+                                 p->formats(), /*resultFormat=*/0);
+  const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  // "cached plan must not change result type": a table changed under the
+  // prepared statement (a migration while consumers run). Forget it, so the
+  // next transaction prepares it afresh instead of failing forever.
+  if (state && std::string_view(state) == "0A000") statements_.erase(it);
+  return Check(res, sql);
+}
+
+Result<ResultPtr> Conn::Command(std::string_view sql) {
+  return Check(PQexec(conn_, std::string(sql).c_str()), sql);
+}
+
+}  // namespace idem::pg

@@ -1,0 +1,328 @@
+// The PostgreSQL store: the shared conformance suite, then what only a server
+// backend has — lost connections, server-side errors and their Status codes.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "conformance/store_conformance.h"
+#include "idem/postgres_store.h"
+#include "postgres/pg_test_support.h"
+#include "testing/consumer_group.h"
+
+namespace idem::testing {
+namespace {
+
+void SkipWithoutPostgres() { GTEST_SKIP() << kNoPostgres; }
+
+StoreFactory PostgresFactory() {
+  return StoreFactory{"postgres",
+                      []() -> std::string {
+                        if (!PostgresTestUrl().empty()) return FreshSchemaUrl();
+                        SkipWithoutPostgres();
+                        return "";
+                      },
+                      [](const std::string& url, Env*) { return OpenPgStoreOrFail(url); }};
+}
+
+INSTANTIATE_TEST_SUITE_P(Postgres, StoreConformance, ::testing::Values(PostgresFactory()),
+                         [](const auto& info) { return info.param.name; });
+
+class PgStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (PostgresTestUrl().empty()) GTEST_SKIP() << kNoPostgres;
+    url_ = FreshSchemaUrl();
+    ASSERT_FALSE(url_.empty());
+    store_ = OpenPgStoreOrFail(url_);
+    ASSERT_NE(store_, nullptr);
+  }
+
+  // The server process id behind a store's connection.
+  int64_t BackendPid(Store& store) {
+    auto tx = store.Begin();
+    EXPECT_TRUE(tx.ok()) << tx.status().ToString();
+    if (!tx.ok()) return 0;
+    auto rows = (*tx)->Query("SELECT pg_backend_pid()", {});
+    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+    return rows.ok() ? AsInt((*rows)[0][0]) : 0;
+  }
+
+  void KillBackend(int64_t pid) {
+    ASSERT_TRUE(RunMaintenanceSql("SELECT pg_terminate_backend(" + std::to_string(pid) + ")"));
+  }
+
+  std::string url_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(PgStoreTest, OpenStoreRoutesPostgresUrls) {
+  auto s = OpenStore(url_, Env::Default());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)->Dialect(), "postgres");
+}
+
+TEST_F(PgStoreTest, ManyConsumersOpeningOneFreshDatabaseAtOnceAllSucceed) {
+  const std::string url = FreshSchemaUrl();
+  std::vector<std::thread> threads;
+  std::atomic<int> opened{0};
+  for (int i = 0; i < 6; ++i)
+    threads.emplace_back([&] {
+      auto s = OpenPostgresStore(url, {}, Env::Default());
+      if (s.ok()) opened++;
+      else ADD_FAILURE() << s.status().ToString();
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(opened.load(), 6);
+}
+
+TEST_F(PgStoreTest, ANewerSchemaIsRefusedWithAdvice) {
+  ASSERT_TRUE(store_->ExecScript("UPDATE idem_schema SET version = 99").ok());
+  auto s = OpenPostgresStore(url_, {}, Env::Default());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("upgrade idem"), std::string::npos) << s.status().ToString();
+}
+
+TEST_F(PgStoreTest, UnreachableServerIsRetryableAndSaysWhatToCheck) {
+  // Port 1 on the loopback: nothing listens there, so the refusal is immediate.
+  auto s = OpenPostgresStore("postgresql://idem@127.0.0.1:1/idem_test", {}, Env::Default());
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.status().IsRetryable()) << s.status().ToString();
+  EXPECT_NE(s.status().message().find("check that the server runs"), std::string::npos) << s.status().ToString();
+}
+
+TEST_F(PgStoreTest, ConnectionLostBetweenTransactionsIsReopenedTransparently) {
+  KillBackend(BackendPid(*store_));
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+  auto rows = (*tx)->Query("SELECT 1", {});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(AsInt((*rows)[0][0]), 1);
+}
+
+TEST_F(PgStoreTest, ConnectionLostInsideATransactionIsRetryableThenTheStoreRecovers) {
+  const int64_t pid = BackendPid(*store_);
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    std::vector<ClaimRequest> reqs{{"k", "fp", "m1"}};
+    ASSERT_TRUE((*tx)->Claim("g", reqs, 1, 2).ok());
+    KillBackend(pid);
+    auto r = (*tx)->Exec("UPDATE idem_records SET attempts = 5", {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), Status::Code::kUnavailable) << r.status().ToString();
+  }
+  auto rec = store_->ReadRecord("g", "k");
+  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
+  EXPECT_FALSE(rec->has_value()) << "the claim was never committed";
+}
+
+// A deferred trigger terminates the session while COMMIT runs: the answer to
+// COMMIT is lost, so the store must say "in doubt", never "failed" (SPEC R-C6).
+TEST_F(PgStoreTest, ConnectionLostDuringCommitIsInDoubtAndTheRecordTellsTheOutcome) {
+  ASSERT_TRUE(store_->ExecScript(R"sql(
+    CREATE TABLE effects (key TEXT NOT NULL);
+    CREATE SEQUENCE lose_commit_once;
+    CREATE FUNCTION lose_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF nextval('lose_commit_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+      RETURN NULL;
+    END $$;
+    CREATE CONSTRAINT TRIGGER lose_commit AFTER INSERT ON effects DEFERRABLE INITIALLY DEFERRED
+      FOR EACH ROW EXECUTE FUNCTION lose_commit();
+  )sql").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  std::vector<ClaimRequest> reqs{{"k", "fp", "m1"}};
+  ASSERT_TRUE((*tx)->Claim("g", reqs, 1, 2).ok());
+  ASSERT_TRUE((*tx)->Complete("g", "k", RecordStatus::kSucceeded, "", "ok", 3).ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO effects (key) VALUES (?)", {std::string("k")}).ok());
+  Status s = (*tx)->Commit();
+  EXPECT_TRUE(s.IsInDoubt()) << s.ToString();
+  // Re-reading reconnects; the record and the effect landed together or not at all.
+  auto rec = store_->ReadRecord("g", "k");
+  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
+  auto check = store_->Begin();
+  ASSERT_TRUE(check.ok());
+  auto effects = (*check)->Query("SELECT COUNT(*) FROM effects", {});
+  ASSERT_TRUE(effects.ok());
+  EXPECT_EQ(AsInt((*effects)[0][0]), rec->has_value() ? 1 : 0);
+}
+
+// Worker A has inserted a claim and not committed; worker B claims the same
+// key and waits for A. A commits: B's statement snapshot predates the commit,
+// so the claim must look again and report A's record, not lose the key.
+// A rolls back instead: B's claim inserts.
+TEST_F(PgStoreTest, AClaimThatWaitedForAnotherWorkerReportsWhatThatWorkerDecided) {
+  auto other = OpenPgStoreOrFail(url_);
+  ASSERT_NE(other, nullptr);
+  const int64_t other_pid = BackendPid(*other);
+  for (bool a_commits : {true, false}) {
+    const std::string key = a_commits ? "k-commit" : "k-rollback";
+    std::vector<ClaimRequest> reqs{{key, "fp", "m-a"}};
+    auto a = store_->Begin();
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE((*a)->Claim("g", reqs, 1, 2).ok());
+    ASSERT_TRUE((*a)->Complete("g", key, RecordStatus::kSucceeded, "", "by a", 3).ok());
+    Result<std::vector<ClaimResult>> seen_by_b = Status::Unavailable("not run");
+    std::thread b([&] {
+      auto tx = other->Begin();
+      if (!tx.ok()) return;
+      seen_by_b = (*tx)->Claim("g", reqs, 4, 5);
+    });
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          return MaintenanceInt("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = " + std::to_string(other_pid) +
+                                " AND wait_event_type = 'Lock'") == 1;
+        },
+        10'000))
+        << "B never waited for A";
+    if (a_commits) ASSERT_TRUE((*a)->Commit().ok());
+    else (*a)->Rollback();
+    b.join();
+    ASSERT_TRUE(seen_by_b.ok()) << seen_by_b.status().ToString();
+    if (a_commits) {
+      EXPECT_FALSE((*seen_by_b)[0].inserted);
+      EXPECT_EQ((*seen_by_b)[0].existing.status, RecordStatus::kSucceeded);
+      EXPECT_EQ((*seen_by_b)[0].existing.result_summary, "by a");
+    } else {
+      EXPECT_TRUE((*seen_by_b)[0].inserted);
+    }
+  }
+}
+
+// A released claim (a retryable failure) is retried by two workers at once.
+// Worker A claims it — the claim locks the record — and takes it over; B's
+// claim waits for A and then sees A's outcome. Without the lock, both would
+// read RELEASED, both take over, and the effect would happen twice (SPEC R-C4).
+TEST_F(PgStoreTest, TwoWorkersRetryingOneReleasedKeyNeverBothTakeItOver) {
+  std::vector<ClaimRequest> first{{"k", "fp", "m1"}};
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE((*tx)->Claim("g", first, 1, 2).ok());
+    ASSERT_TRUE((*tx)->Complete("g", "k", RecordStatus::kReleased, "bank timeout", "", 3).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto other = OpenPgStoreOrFail(url_);
+  ASSERT_NE(other, nullptr);
+  const int64_t other_pid = BackendPid(*other);
+  std::vector<ClaimRequest> retry_a{{"k", "fp", "m2"}}, retry_b{{"k", "fp", "m3"}};
+  auto a = store_->Begin();
+  ASSERT_TRUE(a.ok());
+  auto seen_by_a = (*a)->Claim("g", retry_a, 10, 20);
+  ASSERT_TRUE(seen_by_a.ok());
+  ASSERT_EQ((*seen_by_a)[0].existing.status, RecordStatus::kReleased);
+  ASSERT_TRUE((*a)->TakeOver("g", retry_a[0], 10, 20).ok());
+  ASSERT_TRUE((*a)->Complete("g", "k", RecordStatus::kSucceeded, "", "paid", 11).ok());
+  Result<std::vector<ClaimResult>> seen_by_b = Status::Unavailable("not run");
+  std::thread b([&] {
+    auto tx = other->Begin();
+    if (tx.ok()) seen_by_b = (*tx)->Claim("g", retry_b, 12, 22);
+  });
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return MaintenanceInt("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = " + std::to_string(other_pid) +
+                              " AND wait_event_type = 'Lock'") == 1;
+      },
+      10'000))
+      << "B's claim did not wait for A's lock on the record";
+  ASSERT_TRUE((*a)->Commit().ok());
+  b.join();
+  ASSERT_TRUE(seen_by_b.ok()) << seen_by_b.status().ToString();
+  EXPECT_EQ((*seen_by_b)[0].existing.status, RecordStatus::kSucceeded) << "B must see A's outcome, not RELEASED";
+  EXPECT_EQ((*seen_by_b)[0].existing.message_id, "m2");
+}
+
+TEST_F(PgStoreTest, DeadlockIsBusySoTheBatchIsRetried) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE rows2 (id INT PRIMARY KEY, v INT); "
+                                 "INSERT INTO rows2 VALUES (1, 0), (2, 0)")
+                  .ok());
+  auto other = OpenPgStoreOrFail(url_);
+  ASSERT_NE(other, nullptr);
+  auto a = store_->Begin();
+  auto b = other->Begin();
+  ASSERT_TRUE(a.ok() && b.ok());
+  // A short deadlock_timeout keeps the test quick; setting it needs a superuser.
+  for (auto* tx : {&a, &b})
+    if (!(**tx)->Exec("SET LOCAL deadlock_timeout = '20ms'", {}).ok())
+      GTEST_SKIP() << "the test database user cannot SET deadlock_timeout (not a superuser)";
+  ASSERT_TRUE((*a)->Exec("UPDATE rows2 SET v = 1 WHERE id = 1", {}).ok());
+  ASSERT_TRUE((*b)->Exec("UPDATE rows2 SET v = 1 WHERE id = 2", {}).ok());
+  // Each side rolls back as soon as its statement returns: the victim's locks
+  // last until then, and the survivor is waiting for them.
+  Status from_a;
+  std::thread t([&] {
+    from_a = (*a)->Exec("UPDATE rows2 SET v = 2 WHERE id = 2", {}).status();
+    (*a)->Rollback();
+  });
+  Status from_b = (*b)->Exec("UPDATE rows2 SET v = 2 WHERE id = 1", {}).status();
+  (*b)->Rollback();
+  t.join();
+  const Status& loser = from_a.ok() ? from_b : from_a;
+  EXPECT_EQ(loser.code(), Status::Code::kBusy) << loser.ToString();
+  EXPECT_TRUE(loser.IsRetryable());
+  EXPECT_TRUE(from_a.ok() != from_b.ok()) << "exactly one side is the deadlock victim";
+}
+
+TEST_F(PgStoreTest, ValuesMapToTheirPostgresTypesAndBack) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE v (b BYTEA, f BOOLEAN, n NUMERIC(20,2), i INT)").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  const std::string bytes("\0\x01\xff'\\", 5);
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO v VALUES (?, ?, ?, ?)", {Blob{bytes}, std::string("true"), 12.5, int64_t{7}})
+                  .ok());
+  auto rows = (*tx)->Query("SELECT b, f, n, i, SUM(i::BIGINT) OVER () FROM v", {});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  const Row& r = (*rows)[0];
+  ASSERT_TRUE(std::holds_alternative<Blob>(r[0]));
+  EXPECT_EQ(std::get<Blob>(r[0]).bytes, bytes);
+  EXPECT_EQ(AsInt(r[1]), 1);
+  EXPECT_DOUBLE_EQ(std::get<double>(r[2]), 12.5);
+  EXPECT_EQ(std::get<int64_t>(r[3]), 7);
+  EXPECT_EQ(std::get<int64_t>(r[4]), 7) << "integral numeric (SUM of integers) reads as an integer";
+}
+
+TEST_F(PgStoreTest, APreparedStatementSurvivesAMigrationOfItsTable) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE m (a INT); INSERT INTO m VALUES (1)").ok());
+  auto read = [&] {
+    auto tx = store_->Begin();
+    EXPECT_TRUE(tx.ok());
+    auto rows = (*tx)->Query("SELECT * FROM m", {});
+    return rows.ok() ? static_cast<int>(rows->at(0).size()) : -1;
+  };
+  EXPECT_EQ(read(), 1);
+  ASSERT_TRUE(RunMaintenanceSql("ALTER TABLE " + std::string(url_.substr(url_.rfind("%3D") + 3)) +
+                                ".m ADD COLUMN b INT DEFAULT 2"));
+  int columns = read();  // may fail once: the cached plan's result type changed
+  if (columns == -1) columns = read();
+  EXPECT_EQ(columns, 2);
+}
+
+TEST_F(PgStoreTest, MisuseIsReportedNotSentToTheServer) {
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  auto nul = (*tx)->Query("SELECT ?", {std::string("a\0b", 3)});
+  EXPECT_EQ(nul.status().code(), Status::Code::kInvalidArgument) << nul.status().ToString();
+  auto count = (*tx)->Query("SELECT ?, ?", {int64_t{1}});
+  EXPECT_EQ(count.status().code(), Status::Code::kInvalidArgument) << count.status().ToString();
+  EXPECT_NE(count.status().message().find("2 placeholders but 1 values"), std::string::npos);
+  auto second = store_->Begin();
+  EXPECT_FALSE(second.ok()) << "one connection holds one transaction at a time";
+}
+
+TEST_F(PgStoreTest, ACommitAfterAnIgnoredErrorSavesNothingAndSaysSo) {
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  std::vector<ClaimRequest> reqs{{"k", "fp", "m1"}};
+  ASSERT_TRUE((*tx)->Claim("g", reqs, 1, 2).ok());
+  EXPECT_FALSE((*tx)->Exec("SELECT * FROM no_such_table", {}).ok());
+  Status s = (*tx)->Commit();
+  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(s.IsInDoubt()) << s.ToString();
+  auto rec = store_->ReadRecord("g", "k");
+  ASSERT_TRUE(rec.ok());
+  EXPECT_FALSE(rec->has_value());
+}
+
+}  // namespace
+}  // namespace idem::testing
