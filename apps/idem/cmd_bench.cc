@@ -97,10 +97,12 @@ void Run(BenchArgs a) {
   if (ec) throw CliError("cannot create --out " + a.out_dir + ": " + ec.message(), 2);
   a.options.work_dir = MakeWorkDir(a.options.work_dir);
 
-  if (Status s = bench::CheckTargets(a.options); !s.ok())
-    throw CliError(s.message() + " (the SQLite-only bench needs neither --store-url nor --redis-url)", 2);
+  auto targets = bench::CheckTargets(a.options);
+  if (!targets.ok())
+    throw CliError(targets.status().message() + "; to measure SQLite alone, leave out --store-url and --redis-url",
+                   2);
 
-  bench::BenchOutcome b = bench::RunBench(a.options, [](const std::string& line) {
+  bench::BenchOutcome b = bench::RunBench(a.options, *targets, [](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
   });

@@ -46,7 +46,7 @@ void BenchOptions::ApplyModeDefaults() {
 }
 
 std::vector<StoreTarget> StoreTargets(const BenchOptions& o) {
-  std::vector<StoreTarget> out{{"sqlite", "sqlite", ""}};
+  std::vector<StoreTarget> out{{"sqlite", "sqlite", "", ""}};
   for (const std::string& url : o.store_urls) {
     std::string label = url.substr(0, url.find(':'));
     if (label == "postgresql") label = "postgres";
@@ -58,7 +58,7 @@ std::vector<StoreTarget> StoreTargets(const BenchOptions& o) {
       if (!taken) break;
       label = base + "#" + std::to_string(n);
     }
-    out.push_back({label, url, o.redis_url});
+    out.push_back({label, url, o.redis_url, ""});
   }
   return out;
 }

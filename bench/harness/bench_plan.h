@@ -43,6 +43,9 @@ struct StoreTarget {
   std::string label;      // "sqlite", "postgres", …
   std::string url;        // "sqlite" or the URL
   std::string redis_url;  // "" for none
+  // How the store makes a commit durable, read from the store itself (a
+  // PostgreSQL with fsync=off makes every commit free and flatters naive).
+  std::string durability;
 };
 
 // SQLite, then one target per --store-url (labelled by scheme, with --redis-url).

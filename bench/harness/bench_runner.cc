@@ -32,9 +32,8 @@ std::string Describe(const RunResult& r) {
                   static_cast<long long>(r.latency.samples));
   else
     std::snprintf(buf, sizeof buf,
-                  "%.0f msg/s (%lld messages in %.1f s; CPU %.1f s user, %.1f s kernel; %.1f KiB written a message)",
-                  r.msgs_per_s, static_cast<long long>(r.messages), r.seconds, r.cpu_user_s, r.cpu_system_s,
-                  r.messages ? static_cast<double>(r.bytes_written) / 1024.0 / static_cast<double>(r.messages) : 0.0);
+                  "%.0f msg/s (%lld messages in %.1f s; CPU %.1f s user, %.1f s kernel)", r.msgs_per_s,
+                  static_cast<long long>(r.messages), r.seconds, r.cpu_user_s, r.cpu_system_s);
   std::string line = buf;
   line += r.ok ? ", exactly once" : ", FAILED: " + r.error;
   return line;
@@ -46,29 +45,43 @@ double Throughput(const RunResult* r) { return r && r->ok ? r->msgs_per_s : 0; }
 
 }  // namespace
 
-Status CheckTargets(const BenchOptions& options) {
-  for (const StoreTarget& t : StoreTargets(options)) {
-    if (t.url == "sqlite" && t.redis_url.empty()) continue;
+Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options) {
+  std::vector<StoreTarget> targets = StoreTargets(options);
+  for (StoreTarget& t : targets) {
+    if (t.url == "sqlite") {
+      t.durability = "a fresh file per run, WAL, synchronous=FULL (every commit fsynced)";
+      continue;
+    }
     auto j = RunInChild([&]() -> nlohmann::json {
-      if (t.url != "sqlite") {
-        auto store = OpenStore(t.url, Env::Default());
-        if (!store.ok()) return {{"error", "store " + t.url + ": " + store.status().ToString()}};
+      auto store = OpenStore(t.url, Env::Default());
+      if (!store.ok()) return {{"error", "cannot open --store-url (" + t.label + "): " + store.status().ToString()}};
+      std::string durability = std::string((*store)->Dialect());
+      if ((*store)->Dialect() == "postgres") {
+        auto tx = (*store)->Begin();
+        if (tx.ok()) {
+          for (const char* setting : {"fsync", "synchronous_commit"}) {
+            auto rows = (*tx)->Query(std::string("SHOW ") + setting, {});
+            if (rows.ok() && !rows->empty()) durability += std::string(", ") + setting + "=" + AsText((*rows)[0][0]);
+          }
+          (*tx)->Rollback();
+        }
       }
       if (!t.redis_url.empty()) {
         auto filter = OpenBenchFastFilter(t.redis_url);
         if (!filter.ok()) return {{"error", filter.status().message()}};
         FilterRequest probe{"idem-bench-probe", "0"};
         auto marked = (*filter)->Mark({&probe, 1}, 1'000);
-        if (!marked.ok()) return {{"error", "redis " + t.redis_url + ": " + marked.status().ToString()}};
+        if (!marked.ok()) return {{"error", "--redis-url does not answer: " + marked.status().ToString()}};
         std::string key = probe.key;
         (void)(*filter)->Finish({}, 1'000, {&key, 1});
       }
-      return {{"error", ""}};
+      return {{"error", ""}, {"durability", durability}};
     });
     if (!j.ok()) return j.status();
     if (std::string e = j->value("error", std::string()); !e.empty()) return Status::InvalidArgument(e);
+    t.durability = j->value("durability", std::string());
   }
-  return Status::OK();
+  return targets;
 }
 
 const RunResult* FindRun(const BenchOutcome& b, const std::string& store, Role role, Variant variant, size_t batch) {
@@ -85,13 +98,14 @@ double SweepPoint(const BenchOutcome& b, const std::string& store, Variant varia
   return Throughput(r);
 }
 
-BenchOutcome RunBench(const BenchOptions& options, const Progress& progress) {
+BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget>& targets,
+                      const Progress& progress) {
   Env* env = Env::Default();
   const int64_t start = env->MonotonicMicros();
   BenchOutcome out;
   out.options = options;
   out.machine = ReadMachineInfo(options.work_dir);
-  out.stores = StoreTargets(options);
+  out.stores = targets;
 
   std::vector<std::vector<RunSpec>> planned;
   size_t total = 0;
@@ -167,6 +181,7 @@ nlohmann::json ToJson(const BenchOutcome& b) {
     ratios[s.target.label] = {{"idem/naive", s.idem_over_naive}, {"idem/ceiling", s.idem_over_ceiling}};
     stores[s.target.label] = {
         {"redis", !s.target.redis_url.empty()},
+        {"durability", s.target.durability},
         {"msgs_per_s", {{"idem", s.idem_per_s}, {"naive", s.naive_per_s}, {"ceiling", s.ceiling_per_s}}},
         {"idem/naive", s.idem_over_naive},
         {"idem/ceiling", s.idem_over_ceiling},

@@ -46,11 +46,14 @@ struct BenchOutcome {
 
 using Progress = std::function<void(const std::string& line)>;
 
-// Checks that every store URL opens and the Redis URL answers, each in a child
-// process; the error says what to do.
-Status CheckTargets(const BenchOptions& options);
+// The stores to measure (StoreTargets), each checked in a child process: the
+// store opens, Redis answers, and the store's durability settings are read.
+// The error says what to do.
+Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options);
 
-BenchOutcome RunBench(const BenchOptions& options, const Progress& progress);
+// `targets`: what CheckTargets returned.
+BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget>& targets,
+                      const Progress& progress);
 
 // The run of `store` with this role and variant (and batch size when > 0); null if none.
 const RunResult* FindRun(const BenchOutcome& b, const std::string& store, Role role, Variant variant,
