@@ -44,10 +44,11 @@ std::string Script(const BenchOutcome& b, const std::string& png_path) {
     const std::string store = s.target.label + (s.target.redis_url.empty() ? "" : "+redis");
     for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
       const std::string block = "$" + std::string(VariantName(v)) + "_" + std::to_string(si);
-      gp << block << " << EOD\n";
+      std::ostringstream points;
       for (size_t batch : b.options.sweep)
-        if (double y = SweepPoint(b, s.target.label, v, batch); y > 0) gp << batch << " " << y << "\n";
-      gp << "EOD\n";
+        if (double y = SweepPoint(b, s.target.label, v, batch); y > 0) points << batch << " " << y << "\n";
+      if (points.str().empty()) continue;  // every run of this line failed or was left out (--only)
+      gp << block << " << EOD\n" << points.str() << "EOD\n";
       const bool idem = v == Variant::kIdem;
       plots.push_back(block + " with linespoints lw 2 pt " + (idem ? "7" : "6") + " dt " + (idem ? "1" : "2") +
                       " lc rgb '" + ColourOf(si) + "' title " +
