@@ -1,5 +1,6 @@
 #include "harness/bench_runner.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "harness/child_run.h"
@@ -28,8 +29,9 @@ RunResult RunIsolated(const RunSpec& spec) {
 std::string Describe(const RunResult& r) {
   char buf[160];
   if (r.spec.phase == Phase::kPaced)
-    std::snprintf(buf, sizeof buf, "p50 %.1f ms, p99 %.1f ms over %lld messages", r.latency.p50_ms, r.latency.p99_ms,
-                  static_cast<long long>(r.latency.samples));
+    std::snprintf(buf, sizeof buf, "p50 %.1f ms, p99 %.1f ms over %lld messages%s", r.latency.p50_ms,
+                  r.latency.p99_ms, static_cast<long long>(r.latency.samples),
+                  r.overloaded ? " (OVERLOADED: could not keep up with the offered rate)" : "");
   else
     std::snprintf(buf, sizeof buf,
                   "%.0f msg/s (%lld messages in %.1f s; CPU %.1f s user, %.1f s kernel)", r.msgs_per_s,
@@ -42,6 +44,12 @@ std::string Describe(const RunResult& r) {
 double Ratio(double a, double b) { return a > 0 && b > 0 ? a / b : 0; }
 
 double Throughput(const RunResult* r) { return r && r->ok ? r->msgs_per_s : 0; }
+
+double MinPositive(double a, double b) {
+  if (a <= 0) return b;
+  if (b <= 0) return a;
+  return std::min(a, b);
+}
 
 }  // namespace
 
@@ -140,9 +148,13 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
                                         Throughput(FindRun(out, t.label, Role::kHistory, Variant::kCeiling)));
     s.no_copies_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kIdem)),
                                           Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kCeiling)));
-    // Latency is compared at a rate all three sustain (half of naive's
-    // saturated throughput), then idem and ceiling at half of idem's.
-    s.common_rate = 0.5 * s.naive_per_s;
+    // Latency is compared at a rate all three sustain, then idem and ceiling at
+    // half of idem's throughput. naive and idem at B=1 are the same
+    // configuration: the slower of the two is the safer estimate of what one
+    // message per transaction sustains, and 40 % of it leaves room for the
+    // producer thread and for a noisy machine.
+    const double one_at_a_time = MinPositive(s.naive_per_s, SweepPoint(out, t.label, Variant::kIdem, 1));
+    s.common_rate = 0.4 * one_at_a_time;
     s.high_rate = 0.5 * s.idem_per_s;
     const std::vector<RunSpec> latency = PlanLatencyRuns(options, t, s.common_rate, s.high_rate);
     total -= 5 - latency.size();

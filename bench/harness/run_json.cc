@@ -54,6 +54,8 @@ json ToJson(const RunResult& r) {
   j["bytes_written"] = r.bytes_written;
   j["latency_ms"] = {{"samples", r.latency.samples}, {"p50", r.latency.p50_ms}, {"p90", r.latency.p90_ms},
                      {"p99", r.latency.p99_ms},      {"max", r.latency.max_ms},  {"mean", r.latency.mean_ms}};
+  j["drain_seconds"] = r.drain_seconds;
+  j["overloaded"] = r.overloaded;
   j["rss_start_kb"] = r.rss_start_kb;
   j["peak_rss_kb"] = r.peak_rss_kb;
   j["rss_kb_at"] = rss;
@@ -106,6 +108,8 @@ RunResult RunResultFromJson(const json& j) {
     Get(*it, "max", &r.latency.max_ms);
     Get(*it, "mean", &r.latency.mean_ms);
   }
+  Get(j, "drain_seconds", &r.drain_seconds);
+  Get(j, "overloaded", &r.overloaded);
   Get(j, "rss_start_kb", &r.rss_start_kb);
   Get(j, "peak_rss_kb", &r.peak_rss_kb);
   if (auto it = j.find("rss_kb_at"); it != j.end() && it->is_array())

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -110,20 +111,26 @@ Status RunPaced(const RunSpec& spec, Pipeline& pipeline, BenchSource& source, Pa
   Env* env = Env::Default();
   const int64_t total = MessagesOffered(spec);
   const int64_t start = env->MonotonicMicros();
+  std::atomic<int64_t> last_publish_us{0};
   std::thread producer([&] {
     for (int64_t i = 0; i < total; ++i) {
       const int64_t due = start + static_cast<int64_t>(static_cast<double>(i) * 1e6 / spec.rate_per_s);
       while (env->MonotonicMicros() < due) env->SleepMs(1);
       source.Publish(stream.Next());
     }
+    last_publish_us = env->MonotonicMicros();
     source.Close();
   });
   Status status;
   while (!source.Drained() && status.ok()) status = CheckBatch(pipeline.RunOnce());
   if (!status.ok()) source.Close();  // (the producer still publishes its last messages, then stops)
   producer.join();
-  r->seconds = static_cast<double>(env->MonotonicMicros() - start) / 1e6;
+  const int64_t end = env->MonotonicMicros();
+  r->seconds = static_cast<double>(end - start) / 1e6;
   r->latency = SummariseLatencies(source.latencies_us());
+  r->drain_seconds = static_cast<double>(end - last_publish_us.load()) / 1e6;
+  // A consumer that keeps up settles the last messages within a batch or two.
+  r->overloaded = r->drain_seconds > std::max(0.2, 0.1 * spec.paced_seconds);
   return status;
 }
 
@@ -181,7 +188,7 @@ RunResult RunOne(const RunSpec& spec) {
   r.filtered = c.filtered.load();
   r.business_runs = rig.tally.business_runs;
   r.msgs_per_s = r.seconds > 0 ? static_cast<double>(r.messages) / r.seconds : 0;
-  r.rss_kb_at.emplace_back(r.messages, CurrentRssKb());
+  if (r.rss_kb_at.empty() || r.rss_kb_at.back().first != r.messages) r.rss_kb_at.emplace_back(r.messages, CurrentRssKb());
   // getrusage's high-water mark lags the kernel's per-thread RSS counters a
   // little; a sample taken by hand may be higher.
   r.peak_rss_kb = PeakRssKb();

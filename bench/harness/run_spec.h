@@ -86,6 +86,11 @@ struct RunResult {
   double cpu_system_s = 0;     // … and in the kernel (journal writes, fsync)
   int64_t bytes_written = 0;   // handed to write(2) during the measured phase (the store's journal)
   LatencyStats latency;        // paced phase only
+  // Paced phase: how long the consumer needed after the last publish to settle
+  // everything. Well below the rate it has nothing left; a long drain means it
+  // could not keep up, and its latencies measure a growing queue instead.
+  double drain_seconds = 0;
+  bool overloaded = false;
 
   int64_t rss_start_kb = 0;    // resident memory when the measured phase began
   int64_t peak_rss_kb = 0;     // the child process's peak (getrusage)
