@@ -115,16 +115,23 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
   out.machine = ReadMachineInfo(options.work_dir);
   out.stores = targets;
 
+  auto selected = [&](const RunSpec& spec) {
+    return options.only.empty() || spec.name.find(options.only) != std::string::npos;
+  };
+  auto count_selected = [&](const std::vector<RunSpec>& specs) {
+    return static_cast<size_t>(std::count_if(specs.begin(), specs.end(), selected));
+  };
+  constexpr size_t kLatencyRuns = 5;  // planned once the throughput is known; counted ahead
   std::vector<std::vector<RunSpec>> planned;
   size_t total = 0;
   for (const StoreTarget& t : out.stores) {
     planned.push_back(PlanThroughputRuns(options, t));
-    total += planned.back().size() + 5;  // + the latency runs, planned later
+    total += count_selected(planned.back()) + kLatencyRuns;
   }
-  if (options.soak_messages > 0) total += 1;
+  if (options.soak_messages > 0 && selected(PlanSoakRun(options, out.stores.front()))) total += 1;
   size_t done = 0;
   auto run = [&](const RunSpec& spec) {
-    if (!options.only.empty() && spec.name.find(options.only) == std::string::npos) return;
+    if (!selected(spec)) return;
     char head[48];
     std::snprintf(head, sizeof head, "[%2zu/%zu] ", ++done, total);
     progress(std::string(head) + spec.name + " ...");
@@ -157,7 +164,7 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
     s.common_rate = 0.4 * one_at_a_time;
     s.high_rate = 0.5 * s.idem_per_s;
     const std::vector<RunSpec> latency = PlanLatencyRuns(options, t, s.common_rate, s.high_rate);
-    total -= 5 - latency.size();
+    total -= kLatencyRuns - count_selected(latency);
     for (const RunSpec& spec : latency) run(spec);
     out.summaries.push_back(s);
   }
@@ -175,6 +182,7 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
   out.all_exactly_once = !out.runs.empty();
   for (const RunResult& r : out.runs) out.all_exactly_once = out.all_exactly_once && r.ok;
   out.machine.load_after = ReadLoadAverage();
+  out.machine.fsync_ms_after = MeasureFsyncMs(options.work_dir);
   out.total_seconds = static_cast<double>(env->MonotonicMicros() - start) / 1e6;
   return out;
 }

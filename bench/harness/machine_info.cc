@@ -1,12 +1,16 @@
 #include "harness/machine_info.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <ctime>
 #include <fstream>
+#include <vector>
 
 namespace idem::bench {
 namespace {
@@ -41,6 +45,24 @@ std::string CpuModel() {
 
 }  // namespace
 
+double MeasureFsyncMs(const std::string& dir, int rounds) {
+  const std::string path = dir + "/fsync-probe";
+  const int fd = open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  if (fd < 0) return 0;
+  std::vector<double> ms;
+  const std::string page(4096, 'x');
+  for (int i = 0; i < rounds; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    if (pwrite(fd, page.data(), page.size(), 0) != static_cast<ssize_t>(page.size()) || fdatasync(fd) != 0) break;
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  close(fd);
+  unlink(path.c_str());
+  if (ms.empty()) return 0;
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
 LoadAverage ReadLoadAverage() {
   LoadAverage l;
   std::ifstream in("/proc/loadavg");
@@ -67,6 +89,7 @@ MachineInfo ReadMachineInfo(const std::string& work_dir) {
   m.sqlite_version = sqlite3_libversion();
   m.started_utc = UtcNow();
   m.load_before = ReadLoadAverage();
+  m.fsync_ms_before = MeasureFsyncMs(work_dir);
   return m;
 }
 
@@ -79,7 +102,9 @@ nlohmann::json ToJson(const MachineInfo& m) {
           {"sqlite", m.sqlite_version},
           {"started_utc", m.started_utc},
           {"load_average_before", load(m.load_before)},
-          {"load_average_after", load(m.load_after)}};
+          {"load_average_after", load(m.load_after)},
+          {"fsync_ms_before", m.fsync_ms_before},
+          {"fsync_ms_after", m.fsync_ms_after}};
 }
 
 }  // namespace idem::bench

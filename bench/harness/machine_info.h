@@ -21,10 +21,16 @@ struct MachineInfo {
   std::string sqlite_version;
   std::string started_utc;
   LoadAverage load_before, load_after;
+  // Median time of a 4 KiB write + fdatasync in the work folder, before and
+  // after the runs. naive pays about one of these a message and idem one a
+  // batch, so idem / naive on SQLite follows this figure more than any other.
+  double fsync_ms_before = 0, fsync_ms_after = 0;
 };
 
 MachineInfo ReadMachineInfo(const std::string& work_dir);
 LoadAverage ReadLoadAverage();
+// Median of `rounds` 4 KiB write + fdatasync calls on a scratch file in `dir`, ms (0 on failure).
+double MeasureFsyncMs(const std::string& dir, int rounds = 30);
 std::string UtcNow();  // 2026-11-29T09:41:00Z
 
 nlohmann::json ToJson(const MachineInfo& m);
