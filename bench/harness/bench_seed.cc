@@ -86,8 +86,9 @@ Status SeedHistory(Store& store, const SeedPlan& plan) {
       store, "pay_notifications", {"event_key", "idempotency_key", "order_no", "kind", "created_at_ms"}, 0, n,
       [&](int64_t i, std::vector<Value>& row) {
         PaymentFacts f = FactsOf(i, order);
-        row = {payments::NoticeKey("PAY_SUCCESS", f.payment_id), std::string(payments::kTopicPaySuccess) + ":" + f.payment_id,
-               f.order_no, std::string("PAY_SUCCESS"), kSeedTimeMs};
+        const std::string idempotency_key = std::string(payments::kTopicPaySuccess) + ":" + f.payment_id;
+        row = {payments::NoticeKey("PAY_SUCCESS", f.payment_id), idempotency_key, f.order_no,
+               std::string("PAY_SUCCESS"), kSeedTimeMs};
       }));
   if (!plan.history_records) return Status::OK();
   // The records exactly as the pipeline would have left them: key and

@@ -50,9 +50,9 @@ std::string Script(const BenchOutcome& b, const std::string& png_path) {
       if (points.str().empty()) continue;  // every run of this line failed or was left out (--only)
       gp << block << " << EOD\n" << points.str() << "EOD\n";
       const bool idem = v == Variant::kIdem;
+      const std::string title = idem ? "idem, " + store : "ceiling (no guard), " + s.target.label;
       plots.push_back(block + " with linespoints lw 2 pt " + (idem ? "7" : "6") + " dt " + (idem ? "1" : "2") +
-                      " lc rgb '" + ColourOf(si) + "' title " +
-                      Quoted(std::string(idem ? "idem" : "ceiling (no guard)") + ", " + (idem ? store : s.target.label)));
+                      " lc rgb '" + ColourOf(si) + "' title " + Quoted(title));
     }
     if (s.naive_per_s > 0)
       plots.push_back(std::to_string(s.naive_per_s) + " with lines lw 1.5 dt 3 lc rgb '" + ColourOf(si) +

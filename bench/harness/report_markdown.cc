@@ -310,8 +310,8 @@ void AllRuns(std::ostringstream& md, const BenchOutcome& b) {
     md << "| " << r.spec.name << " | " << RoleName(r.spec.role) << " | " << Int(r.messages) << " | "
        << Fixed(r.seconds, 1) << " | " << (paced ? "(paced)" : Rate(r.msgs_per_s)) << " | "
        << (paced ? Ms(r.latency.p50_ms) : "") << " | " << (paced ? Ms(r.latency.p99_ms) : "") << " | "
-       << JournalKiB(r) << " | " << MiB(r.peak_rss_kb) << " | " << (r.ok ? "yes (" + std::to_string(r.checks_passed.size()) + " checks)"
-                                                 : "**no**: " + r.error)
+       << JournalKiB(r) << " | " << MiB(r.peak_rss_kb) << " | "
+       << (r.ok ? "yes (" + std::to_string(r.checks_passed.size()) + " checks)" : "**no**: " + r.error)
        << " |\n";
   }
   md << "\n";
@@ -332,9 +332,11 @@ std::string RenderReport(const BenchOutcome& b, const std::string& plot_file, co
   Memory(md, b);
   Micro(md, b);
   AllRuns(md, b);
-  md << "## Reproduce\n\n```sh\n./scripts/build.sh            # or: cmake -S . -B build -G Ninja && cmake --build build\n"
-     << "build/apps/idem/idem bench    # full run, writes bench/results/REPORT.md and the plot\n"
-     << "build/apps/idem/idem bench --quick --json   # under a minute, every figure as JSON\n```\n";
+  md << "## Reproduce\n\n```sh\n"
+     << "./scripts/bench.sh                          # builds, then the full run: bench/results/REPORT.md and the plot\n"
+     << "build/apps/idem/idem bench --quick --json   # under a minute, every figure as JSON\n"
+     << "build/apps/idem/idem bench --store-url postgresql://USER@HOST:PORT/SCRATCH_DB --redis-url redis://HOST:PORT\n"
+     << "```\n";
   return md.str();
 }
 

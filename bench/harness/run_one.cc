@@ -188,7 +188,8 @@ RunResult RunOne(const RunSpec& spec) {
   r.filtered = c.filtered.load();
   r.business_runs = rig.tally.business_runs;
   r.msgs_per_s = r.seconds > 0 ? static_cast<double>(r.messages) / r.seconds : 0;
-  if (r.rss_kb_at.empty() || r.rss_kb_at.back().first != r.messages) r.rss_kb_at.emplace_back(r.messages, CurrentRssKb());
+  if (r.rss_kb_at.empty() || r.rss_kb_at.back().first != r.messages)
+    r.rss_kb_at.emplace_back(r.messages, CurrentRssKb());
   // getrusage's high-water mark lags the kernel's per-thread RSS counters a
   // little; a sample taken by hand may be higher.
   r.peak_rss_kb = PeakRssKb();

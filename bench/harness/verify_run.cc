@@ -9,8 +9,12 @@ class Checker {
  public:
   explicit Checker(RunResult* r) : r_(r) {}
   void Equal(const std::string& what, int64_t found, int64_t expected) {
-    if (found == expected) r_->checks_passed.push_back(what + " = " + std::to_string(expected));
-    else r_->check_failures.push_back(what + ": found " + std::to_string(found) + ", expected " + std::to_string(expected));
+    if (found == expected) {
+      r_->checks_passed.push_back(what + " = " + std::to_string(expected));
+    } else {
+      r_->check_failures.push_back(what + ": found " + std::to_string(found) + ", expected " +
+                                   std::to_string(expected));
+    }
   }
   void Failed(const std::string& what, const Status& s) { r_->check_failures.push_back(what + ": " + s.ToString()); }
 
