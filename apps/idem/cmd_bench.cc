@@ -95,12 +95,11 @@ void Run(BenchArgs a) {
   std::error_code ec;
   fs::create_directories(a.out_dir, ec);
   if (ec) throw CliError("cannot create --out " + a.out_dir + ": " + ec.message(), 2);
-  a.options.work_dir = MakeWorkDir(a.options.work_dir);
-
   auto targets = bench::CheckTargets(a.options);
   if (!targets.ok())
     throw CliError(targets.status().message() + "; to measure SQLite alone, leave out --store-url and --redis-url",
                    2);
+  a.options.work_dir = MakeWorkDir(a.options.work_dir);
 
   bench::BenchOutcome b = bench::RunBench(a.options, *targets, [](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
