@@ -25,6 +25,7 @@ const char* ColourOf(size_t store_index) {
   return kColours[store_index % 4];
 }
 
+// The script, or "" when no line has a point (every sweep run failed or was left out).
 std::string Script(const BenchOutcome& b, const std::string& png_path) {
   std::ostringstream gp;
   gp << "set terminal pngcairo size 960,600 font 'sans,11' noenhanced\n"
@@ -58,6 +59,7 @@ std::string Script(const BenchOutcome& b, const std::string& png_path) {
       plots.push_back(std::to_string(s.naive_per_s) + " with lines lw 1.5 dt 3 lc rgb '" + ColourOf(si) +
                       "' title " + Quoted("naive (one message per transaction), " + store));
   }
+  if (plots.empty()) return "";
   gp << "plot ";
   for (size_t i = 0; i < plots.size(); ++i) gp << (i ? ", \\\n     " : "") << plots[i];
   gp << "\n";
@@ -68,9 +70,11 @@ std::string Script(const BenchOutcome& b, const std::string& png_path) {
 
 Status PlotThroughputVsBatch(const BenchOutcome& b, const std::string& png_path) {
   const std::string script_path = png_path.substr(0, png_path.rfind('.')) + ".gp";
+  const std::string script = Script(b, png_path);
+  if (script.empty()) return Status::NotFound("no plot: this run has no batch-size figures (all left out or failed)");
   {
     std::ofstream out(script_path);
-    out << Script(b, png_path);
+    out << script;
     if (!out) return Status::IOError("cannot write " + script_path);
   }
   std::fflush(nullptr);
