@@ -19,5 +19,6 @@ void AddQueueCommand(CLI::App& app);
 void AddDlqCommand(CLI::App& app);
 void AddSimCommand(CLI::App& app);
 void AddDemoCommand(CLI::App& app);
+void AddBenchCommand(CLI::App& app);
 
 }  // namespace idem::cli

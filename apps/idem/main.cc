@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   idem::cli::AddDlqCommand(app);
   idem::cli::AddDemoCommand(app);
   idem::cli::AddSimCommand(app);
+  idem::cli::AddBenchCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

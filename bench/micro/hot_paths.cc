@@ -1,6 +1,8 @@
 // Micro-benchmarks of the hot paths (Google Benchmark): key derivation, payload
 // fingerprint, in-batch dedup, and binding the claim statement for a batch.
 // They measure; nothing here asserts a speed.
+#include "micro/hot_paths.h"
+
 #include <benchmark/benchmark.h>
 
 #include "core/batch_dedup.h"
@@ -32,14 +34,12 @@ void BM_DeriveIdentity(benchmark::State& state) {
   const Message m = PayMessage(7);
   for (auto _ : state) benchmark::DoNotOptimize(DeriveIdentity(m, spec));
 }
-BENCHMARK(BM_DeriveIdentity);
 
 void BM_Fingerprint(benchmark::State& state) {
   const std::string bytes(static_cast<size_t>(state.range(0)), 'x');
   for (auto _ : state) benchmark::DoNotOptimize(Fingerprint(bytes));
   state.SetBytesProcessed(state.iterations() * state.range(0));
 }
-BENCHMARK(BM_Fingerprint)->Arg(200)->Arg(4096);
 
 void BM_InBatchDedup(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
@@ -60,7 +60,6 @@ void BM_InBatchDedup(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_InBatchDedup)->Arg(100)->Arg(1000);
 
 void BM_ClaimBatch(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
@@ -74,9 +73,14 @@ void BM_ClaimBatch(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_ClaimBatch)->Arg(1)->Arg(100)->Arg(1000);
 
 }  // namespace
-}  // namespace idem
 
-BENCHMARK_MAIN();
+void RegisterHotPathBenchmarks() {
+  benchmark::RegisterBenchmark("BM_DeriveIdentity", BM_DeriveIdentity);
+  benchmark::RegisterBenchmark("BM_Fingerprint", BM_Fingerprint)->Arg(200)->Arg(4096);
+  benchmark::RegisterBenchmark("BM_InBatchDedup", BM_InBatchDedup)->Arg(100)->Arg(1000);
+  benchmark::RegisterBenchmark("BM_ClaimBatch", BM_ClaimBatch)->Arg(1)->Arg(100)->Arg(1000);
+}
+
+}  // namespace idem

@@ -1,0 +1,175 @@
+// idem bench: throughput, latency and memory of the payments workload for idem,
+// the naive one-at-a-time consumer and the unguarded ceiling, side by side on
+// the same machine and data; writes REPORT.md and a plot of throughput against
+// batch size. Every run is checked exactly-once from the database before its
+// numbers count, and the command fails if one is not.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "harness/bench_runner.h"
+#include "harness/plot_gnuplot.h"
+#include "harness/report_markdown.h"
+
+namespace idem::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BenchArgs {
+  bench::BenchOptions options;
+  std::string out_dir = "bench/results";
+  bool json = false;
+  bool keep_work_dir = false;
+};
+
+std::string Compact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// The command line that reproduces this report (only the flags that were changed).
+std::string CommandLine(const BenchArgs& a, const bench::BenchOptions& defaults) {
+  const bench::BenchOptions& o = a.options;
+  std::string c = "idem bench";
+  if (o.quick) c += " --quick";
+  for (const std::string& url : o.store_urls) c += " --store-url " + url.substr(0, url.find("://") + 3) + "…";
+  if (!o.redis_url.empty()) c += " --redis-url redis://…";
+  if (o.messages != defaults.messages) c += " --messages " + std::to_string(o.messages);
+  if (o.max_seconds != defaults.max_seconds) c += " --seconds " + Compact(o.max_seconds);
+  if (o.paced_seconds != defaults.paced_seconds) c += " --paced-seconds " + Compact(o.paced_seconds);
+  if (!o.only.empty()) c += " --only '" + o.only + "'";
+  if (o.history != defaults.history) c += " --history " + std::to_string(o.history);
+  if (o.soak_messages != defaults.soak_messages) c += " --soak-messages " + std::to_string(o.soak_messages);
+  if (o.batch_size != 100) c += " --batch-size " + std::to_string(o.batch_size);
+  if (o.seed != 1) c += " --seed " + std::to_string(o.seed);
+  if (a.out_dir != "bench/results") c += " --out " + a.out_dir;
+  return c;
+}
+
+std::string MakeWorkDir(const std::string& requested) {
+  if (!requested.empty()) {
+    std::error_code ec;
+    fs::create_directories(requested, ec);
+    if (ec) throw CliError("cannot create --work-dir " + requested + ": " + ec.message(), 2);
+    return requested;
+  }
+  // /var/tmp, not /tmp: on many systems /tmp is tmpfs, where fsync is free and
+  // every one-transaction-per-message figure would be flattered.
+  std::string tmpl = "/var/tmp/idem-bench-XXXXXX";
+  if (!mkdtemp(tmpl.data())) throw CliError("cannot create a work folder under /var/tmp: pass --work-dir DIR", 1);
+  return tmpl;
+}
+
+void PrintSummary(const bench::BenchOutcome& b) {
+  std::cout << "idem bench (" << (b.options.quick ? "quick" : "full") << ", " << static_cast<int>(b.total_seconds)
+            << " s): " << (b.all_exactly_once ? "every run exactly once" : "SOME RUNS FAILED") << "\n";
+  for (const bench::StoreSummary& s : b.summaries) {
+    std::printf("  %-14s idem %9.0f msg/s   naive %8.0f msg/s   ceiling %9.0f msg/s   idem/naive %.2f   "
+                "idem/ceiling %.2f\n",
+                (s.target.label + (s.target.redis_url.empty() ? "" : "+redis")).c_str(), s.idem_per_s,
+                s.naive_per_s, s.ceiling_per_s, s.idem_over_naive, s.idem_over_ceiling);
+  }
+  std::cout << "  report: " << b.report_path << "\n";
+  std::cout << "  plot:   " << (b.plot_path.empty() ? b.plot_note : b.plot_path) << "\n";
+}
+
+void Run(BenchArgs a) {
+  const bench::BenchOptions defaults = [&] {
+    bench::BenchOptions d;
+    d.quick = a.options.quick;
+    d.ApplyModeDefaults();
+    return d;
+  }();
+  a.options.ApplyModeDefaults();
+  if (a.options.duplicate_ratio < 0 || a.options.duplicate_ratio >= 1)
+    throw CliError("--duplicates must be at least 0 and below 1 (a share of the messages)", 2);
+  if (a.options.batch_size < 1 || a.options.batch_size > 10'000)
+    throw CliError("--batch-size must be between 1 and 10000", 2);
+  std::error_code ec;
+  fs::create_directories(a.out_dir, ec);
+  if (ec) throw CliError("cannot create --out " + a.out_dir + ": " + ec.message(), 2);
+  auto targets = bench::CheckTargets(a.options);
+  if (!targets.ok())
+    throw CliError(targets.status().message() + "; to measure SQLite alone, leave out --store-url and --redis-url",
+                   2);
+  a.options.work_dir = MakeWorkDir(a.options.work_dir);
+
+  bench::BenchOutcome b = bench::RunBench(a.options, *targets, [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+  });
+
+  const std::string png = (fs::path(a.out_dir) / "throughput_vs_batch.png").string();
+  if (Status s = bench::PlotThroughputVsBatch(b, png); s.ok()) b.plot_path = png;
+  else b.plot_note = s.message();
+  b.report_path = (fs::path(a.out_dir) / "REPORT.md").string();
+  {
+    std::ofstream out(b.report_path);
+    out << bench::RenderReport(b, b.plot_path.empty() ? "" : "throughput_vs_batch.png", CommandLine(a, defaults));
+    if (!out) throw CliError("cannot write " + b.report_path, 1);
+  }
+  if (!a.keep_work_dir) fs::remove_all(a.options.work_dir, ec);
+
+  if (a.json) std::cout << bench::ToJson(b).dump(2) << "\n";
+  else PrintSummary(b);
+  if (!b.all_exactly_once)
+    throw CliError("some runs failed or were not exactly once (see " + b.report_path + "): their numbers do not count",
+                   1);
+}
+
+}  // namespace
+
+void AddBenchCommand(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand(
+      "bench",
+      "Measure the payments workload (pay.success, 30 % duplicates) side by side:\n"
+      "  idem     the batched pipeline (B messages per transaction)\n"
+      "  naive    the same guard one message at a time (one transaction per message)\n"
+      "  ceiling  the same effects in the same batches with no guard at all\n"
+      "Throughput, publish-to-commit latency, peak memory, a batch-size sweep (1 … 1,000),\n"
+      "random keys, a table with a history of payments, and the hot-path micro-benchmarks.\n"
+      "Every run is checked exactly-once from the database. Writes OUT/REPORT.md and\n"
+      "OUT/throughput_vs_batch.png (gnuplot). Progress goes to stderr.\n"
+      "Examples:  idem bench --quick              (under a minute)\n"
+      "           idem bench --quick --json       (every figure, and idem/naive, idem/ceiling)\n"
+      "           idem bench --store-url postgresql://bench@127.0.0.1:5432/bench --redis-url redis://127.0.0.1:6379");
+  cmd->add_flag("--quick", a->options.quick, "A smaller workload that finishes in under a minute on 2 cores");
+  cmd->add_flag("--json", a->json, "Print every figure as JSON on stdout");
+  cmd->add_option("--out", a->out_dir, "Where REPORT.md and the plot go")->capture_default_str();
+  cmd->add_option("--store-url", a->options.store_urls,
+                  "Also measure this store (repeatable). It must name a SCRATCH database: the bench drops and "
+                  "re-creates the payments tables (pay_*) there");
+  cmd->add_option("--redis-url", a->options.redis_url,
+                  "Put the Redis fast filter in front of idem and naive on the --store-url stores (keys are "
+                  "prefixed idem-bench:)");
+  cmd->add_option("--work-dir", a->options.work_dir, "Folder for the SQLite files (default: a new folder in /var/tmp)");
+  cmd->add_flag("--keep-work-dir", a->keep_work_dir, "Keep the work folder afterwards");
+  cmd->add_option("--messages", a->options.messages, "Messages per throughput run (default 200000; quick 15000)");
+  cmd->add_option("--seconds", a->options.max_seconds, "Cap per throughput run, seconds (default 15; quick 2)");
+  cmd->add_option("--history", a->options.history,
+                  "Payments already in the tables for the history runs (default 1000000; quick 20000; 0: none)");
+  cmd->add_option("--soak-messages", a->options.soak_messages,
+                  "Messages of the memory soak run (default 1000000; quick 0: none)");
+  cmd->add_option("--paced-seconds", a->options.paced_seconds, "Length of each latency run (default 5; quick 1.5)");
+  cmd->add_option("--batch-size", a->options.batch_size, "idem's and the ceiling's batch size")->capture_default_str();
+  cmd->add_option("--sweep", a->options.sweep, "Batch sizes of the sweep")->capture_default_str()->delimiter(',');
+  cmd->add_option("--duplicates", a->options.duplicate_ratio, "Share of messages that are copies")
+      ->capture_default_str();
+  cmd->add_option("--seed", a->options.seed, "Seed of the message stream")->capture_default_str();
+  cmd->add_option("--micro-min-time", a->options.micro_min_time_s,
+                  "Seconds per micro-benchmark (default 0.2; quick 0.01; below 0: skip them)");
+  cmd->add_option("--only", a->options.only,
+                  "Run only the configurations whose name contains this text, e.g. 'idem B=100 sequential' "
+                  "(to profile one run; the ratios then lack their other half)");
+  cmd->callback([a] { Run(*a); });
+}
+
+}  // namespace idem::cli

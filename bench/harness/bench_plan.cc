@@ -1,0 +1,123 @@
+#include "harness/bench_plan.h"
+
+namespace idem::bench {
+namespace {
+
+RunSpec Base(const BenchOptions& o, const StoreTarget& store, Role role, Variant v, size_t batch) {
+  RunSpec s;
+  s.role = role;
+  s.store = store.url;
+  s.store_label = store.label;
+  s.redis_url = store.redis_url;
+  s.variant = v;
+  s.batch_size = v == Variant::kNaive ? 1 : batch;
+  s.messages = o.messages;
+  s.max_seconds = o.max_seconds;
+  s.duplicate_ratio = o.duplicate_ratio;
+  s.seed = o.seed;
+  s.work_dir = o.work_dir;
+  return s;
+}
+
+std::string NameOf(const RunSpec& s) {
+  std::string name = s.store_label + (s.redis_url.empty() || s.variant == Variant::kCeiling ? "" : "+redis") + " " +
+                     VariantName(s.variant) + " B=" + std::to_string(s.batch_size) + " " + KeyOrderName(s.keys);
+  if (s.history > 0) name += " history=" + std::to_string(s.history);
+  if (s.role == Role::kNoCopies) name += " no-copies";
+  if (s.phase == Phase::kPaced) name += " paced@" + std::to_string(static_cast<int64_t>(s.rate_per_s)) + "/s";
+  if (s.role == Role::kSoak) name += " soak";
+  return name;
+}
+
+RunSpec Named(RunSpec s) {
+  s.name = NameOf(s);
+  return s;
+}
+
+}  // namespace
+
+void BenchOptions::ApplyModeDefaults() {
+  if (messages <= 0) messages = quick ? 15'000 : 200'000;
+  if (max_seconds <= 0) max_seconds = quick ? 2.0 : 15.0;
+  if (history < 0) history = quick ? 20'000 : 1'000'000;
+  if (paced_seconds <= 0) paced_seconds = quick ? 1.5 : 5.0;
+  if (soak_messages < 0) soak_messages = quick ? 0 : 1'000'000;
+  if (micro_min_time_s == 0) micro_min_time_s = quick ? 0.01 : 0.2;
+}
+
+std::vector<StoreTarget> StoreTargets(const BenchOptions& o) {
+  std::vector<StoreTarget> out{{"sqlite", "sqlite", "", ""}};
+  for (const std::string& url : o.store_urls) {
+    std::string label = url.substr(0, url.find(':'));
+    if (label == "postgresql") label = "postgres";
+    // Tables and ratios are keyed by label, so two targets never share one.
+    const std::string base = label;
+    for (int n = 2;; ++n) {
+      bool taken = false;
+      for (const StoreTarget& t : out) taken = taken || t.label == label;
+      if (!taken) break;
+      label = base + "#" + std::to_string(n);
+    }
+    out.push_back({label, url, o.redis_url, ""});
+  }
+  return out;
+}
+
+std::vector<RunSpec> PlanThroughputRuns(const BenchOptions& o, const StoreTarget& store) {
+  const size_t b = o.batch_size;
+  std::vector<RunSpec> runs;
+  runs.push_back(Named(Base(o, store, Role::kCompare, Variant::kIdem, b)));
+  runs.push_back(Named(Base(o, store, Role::kCompare, Variant::kNaive, 1)));
+  runs.push_back(Named(Base(o, store, Role::kCompare, Variant::kCeiling, b)));
+  for (size_t sweep : o.sweep) {
+    if (sweep == b) continue;  // the compare runs are the sweep's point at B
+    runs.push_back(Named(Base(o, store, Role::kSweep, Variant::kIdem, sweep)));
+    runs.push_back(Named(Base(o, store, Role::kSweep, Variant::kCeiling, sweep)));
+  }
+  for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
+    RunSpec s = Base(o, store, Role::kRandomKeys, v, b);
+    s.keys = KeyOrder::kRandom;
+    runs.push_back(Named(s));
+  }
+  for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
+    RunSpec s = Base(o, store, Role::kNoCopies, v, b);
+    s.duplicate_ratio = 0;
+    runs.push_back(Named(s));
+  }
+  if (o.history > 0) {
+    for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
+      RunSpec s = Base(o, store, Role::kHistory, v, b);
+      s.history = o.history;
+      runs.push_back(Named(s));
+    }
+  }
+  return runs;
+}
+
+std::vector<RunSpec> PlanLatencyRuns(const BenchOptions& o, const StoreTarget& store, double common_rate,
+                                     double high_rate) {
+  std::vector<RunSpec> runs;
+  auto paced = [&](Role role, Variant v, double rate) {
+    RunSpec s = Base(o, store, role, v, o.batch_size);
+    s.phase = Phase::kPaced;
+    s.rate_per_s = rate;
+    s.paced_seconds = o.paced_seconds;
+    s.rss_samples = 0;
+    runs.push_back(Named(s));
+  };
+  if (common_rate > 0)
+    for (Variant v : {Variant::kIdem, Variant::kNaive, Variant::kCeiling}) paced(Role::kLatencyCommon, v, common_rate);
+  if (high_rate > common_rate)
+    for (Variant v : {Variant::kIdem, Variant::kCeiling}) paced(Role::kLatencyHigh, v, high_rate);
+  return runs;
+}
+
+RunSpec PlanSoakRun(const BenchOptions& o, const StoreTarget& store) {
+  RunSpec s = Base(o, store, Role::kSoak, Variant::kIdem, o.batch_size);
+  s.messages = o.soak_messages;
+  s.max_seconds = 0;  // the point is the message count
+  s.rss_samples = 20;
+  return Named(s);
+}
+
+}  // namespace idem::bench

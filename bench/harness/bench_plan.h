@@ -1,0 +1,62 @@
+// What `idem bench` runs: the options and the list of configurations.
+//
+// For every store (SQLite always; others from --store-url):
+//   compare     idem (batch B), naive, ceiling (batch B)   saturated, sequential keys, empty tables
+//   sweep       idem and ceiling at each batch size of the sweep (1 … 1,000)
+//   random-keys idem and ceiling with random business keys
+//   history     idem and ceiling with `history` payments already applied
+//   no-copies   idem and ceiling without duplicates: the records' own cost
+//   latency     paced at one common rate (half of naive's throughput) for all three,
+//               then idem and ceiling at half of idem's throughput
+// and once, on the first store, a soak run of idem whose memory is sampled.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/run_spec.h"
+
+namespace idem::bench {
+
+struct BenchOptions {
+  bool quick = false;
+  std::vector<std::string> store_urls;  // besides SQLite; each must name a scratch database
+  std::string redis_url;                // fast filter for idem and naive on those stores
+  std::string work_dir;                 // SQLite files of the runs
+  uint64_t seed = 1;
+  double duplicate_ratio = 0.3;
+  size_t batch_size = 100;
+  std::vector<size_t> sweep = {1, 10, 100, 1000};
+  // Sizes; the mode (quick or full) sets them unless the flags did.
+  int64_t messages = 0;         // per saturated run
+  double max_seconds = 0;       // cap per saturated run
+  int64_t history = -1;         // payments already in the tables for the history runs
+  double paced_seconds = 0;     // length of each latency run
+  int64_t soak_messages = -1;   // 0: no soak run
+  double micro_min_time_s = 0;  // per micro-benchmark; < 0: skip them
+  std::string only;             // run only the configurations whose name contains this (profiling)
+  void ApplyModeDefaults();
+};
+
+struct StoreTarget {
+  std::string label;      // "sqlite", "postgres", …
+  std::string url;        // "sqlite" or the URL
+  std::string redis_url;  // "" for none
+  // How the store makes a commit durable, read from the store itself (a
+  // PostgreSQL with fsync=off makes every commit free and flatters naive).
+  std::string durability;
+};
+
+// SQLite, then one target per --store-url (labelled by scheme, with --redis-url).
+std::vector<StoreTarget> StoreTargets(const BenchOptions& options);
+
+// compare, sweep, random-keys and history runs of one store.
+std::vector<RunSpec> PlanThroughputRuns(const BenchOptions& options, const StoreTarget& store);
+// Latency runs: every variant at `common_rate`, idem and ceiling at `high_rate` (msg/s).
+std::vector<RunSpec> PlanLatencyRuns(const BenchOptions& options, const StoreTarget& store, double common_rate,
+                                     double high_rate);
+// The soak run (idem, batch B, soak_messages, memory sampled 20 times).
+RunSpec PlanSoakRun(const BenchOptions& options, const StoreTarget& store);
+
+}  // namespace idem::bench

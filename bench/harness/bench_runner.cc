@@ -1,0 +1,247 @@
+#include "harness/bench_runner.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "harness/child_run.h"
+#include "harness/fast_filter_factory.h"
+#include "harness/run_json.h"
+#include "harness/run_one.h"
+#include "idem/env.h"
+#include "idem/store.h"
+
+namespace idem::bench {
+namespace {
+
+RunResult RunIsolated(const RunSpec& spec) {
+  auto j = RunInChild([&] { return ToJson(RunOne(spec)); });
+  if (!j.ok()) {
+    RunResult r;
+    r.spec = spec;
+    r.error = j.status().message();
+    return r;
+  }
+  RunResult r = RunResultFromJson(*j);
+  r.spec = spec;  // the parent's copy is complete (URLs, work dir)
+  return r;
+}
+
+std::string Describe(const RunResult& r) {
+  char buf[160];
+  if (r.spec.phase == Phase::kPaced)
+    std::snprintf(buf, sizeof buf, "p50 %.1f ms, p99 %.1f ms over %lld messages%s", r.latency.p50_ms,
+                  r.latency.p99_ms, static_cast<long long>(r.latency.samples),
+                  r.overloaded ? " (OVERLOADED: could not keep up with the offered rate)" : "");
+  else
+    std::snprintf(buf, sizeof buf,
+                  "%.0f msg/s (%lld messages in %.1f s; CPU %.1f s user, %.1f s kernel)", r.msgs_per_s,
+                  static_cast<long long>(r.messages), r.seconds, r.cpu_user_s, r.cpu_system_s);
+  std::string line = buf;
+  line += r.ok ? ", exactly once" : ", FAILED: " + r.error;
+  return line;
+}
+
+double Ratio(double a, double b) { return a > 0 && b > 0 ? a / b : 0; }
+
+double Throughput(const RunResult* r) { return r && r->ok ? r->msgs_per_s : 0; }
+
+double MinPositive(double a, double b) {
+  if (a <= 0) return b;
+  if (b <= 0) return a;
+  return std::min(a, b);
+}
+
+}  // namespace
+
+Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options) {
+  std::vector<StoreTarget> targets = StoreTargets(options);
+  for (StoreTarget& t : targets) {
+    if (t.url == "sqlite") {
+      t.durability = "a fresh file per run, WAL, synchronous=FULL (every commit fsynced)";
+      continue;
+    }
+    auto j = RunInChild([&]() -> nlohmann::json {
+      auto store = OpenStore(t.url, Env::Default());
+      if (!store.ok()) return {{"error", "cannot open --store-url (" + t.label + "): " + store.status().ToString()}};
+      std::string durability = std::string((*store)->Dialect());
+      if ((*store)->Dialect() == "postgres") {
+        auto tx = (*store)->Begin();
+        if (tx.ok()) {
+          for (const char* setting : {"fsync", "synchronous_commit"}) {
+            auto rows = (*tx)->Query(std::string("SHOW ") + setting, {});
+            if (rows.ok() && !rows->empty()) durability += std::string(", ") + setting + "=" + AsText((*rows)[0][0]);
+          }
+          (*tx)->Rollback();
+        }
+      }
+      if (!t.redis_url.empty()) {
+        auto filter = OpenBenchFastFilter(t.redis_url);
+        if (!filter.ok()) return {{"error", filter.status().message()}};
+        FilterRequest probe{"idem-bench-probe", "0"};
+        auto marked = (*filter)->Mark({&probe, 1}, 1'000);
+        if (!marked.ok()) return {{"error", "--redis-url does not answer: " + marked.status().ToString()}};
+        std::string key = probe.key;
+        (void)(*filter)->Finish({}, 1'000, {&key, 1});
+      }
+      return {{"error", ""}, {"durability", durability}};
+    });
+    if (!j.ok()) return j.status();
+    if (std::string e = j->value("error", std::string()); !e.empty()) return Status::InvalidArgument(e);
+    t.durability = j->value("durability", std::string());
+  }
+  return targets;
+}
+
+const RunResult* FindRun(const BenchOutcome& b, const std::string& store, Role role, Variant variant, size_t batch) {
+  for (const RunResult& r : b.runs)
+    if (r.spec.store_label == store && r.spec.role == role && r.spec.variant == variant &&
+        (batch == 0 || r.spec.batch_size == batch))
+      return &r;
+  return nullptr;
+}
+
+double SweepPoint(const BenchOutcome& b, const std::string& store, Variant variant, size_t batch) {
+  const RunResult* r = FindRun(b, store, Role::kSweep, variant, batch);
+  if (!r) r = FindRun(b, store, Role::kCompare, variant, batch);
+  return Throughput(r);
+}
+
+BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget>& targets,
+                      const Progress& progress) {
+  Env* env = Env::Default();
+  const int64_t start = env->MonotonicMicros();
+  BenchOutcome out;
+  out.options = options;
+  out.machine = ReadMachineInfo(options.work_dir);
+  out.stores = targets;
+
+  auto selected = [&](const RunSpec& spec) {
+    return options.only.empty() || spec.name.find(options.only) != std::string::npos;
+  };
+  auto count_selected = [&](const std::vector<RunSpec>& specs) {
+    return static_cast<size_t>(std::count_if(specs.begin(), specs.end(), selected));
+  };
+  constexpr size_t kLatencyRuns = 5;  // planned once the throughput is known; counted ahead
+  std::vector<std::vector<RunSpec>> planned;
+  size_t total = 0;
+  for (const StoreTarget& t : out.stores) {
+    planned.push_back(PlanThroughputRuns(options, t));
+    total += count_selected(planned.back()) + kLatencyRuns;
+  }
+  if (options.soak_messages > 0 && selected(PlanSoakRun(options, out.stores.front()))) total += 1;
+  size_t done = 0;
+  auto run = [&](const RunSpec& spec) {
+    if (!selected(spec)) return;
+    char head[48];
+    std::snprintf(head, sizeof head, "[%2zu/%zu] ", ++done, total);
+    progress(std::string(head) + spec.name + " ...");
+    out.runs.push_back(RunIsolated(spec));
+    progress(std::string(head) + spec.name + ": " + Describe(out.runs.back()));
+  };
+
+  for (size_t i = 0; i < out.stores.size(); ++i) {
+    const StoreTarget& t = out.stores[i];
+    for (const RunSpec& spec : planned[i]) run(spec);
+    StoreSummary s;
+    s.target = t;
+    s.idem_per_s = Throughput(FindRun(out, t.label, Role::kCompare, Variant::kIdem));
+    s.naive_per_s = Throughput(FindRun(out, t.label, Role::kCompare, Variant::kNaive));
+    s.ceiling_per_s = Throughput(FindRun(out, t.label, Role::kCompare, Variant::kCeiling));
+    s.idem_over_naive = Ratio(s.idem_per_s, s.naive_per_s);
+    s.idem_over_ceiling = Ratio(s.idem_per_s, s.ceiling_per_s);
+    s.random_keys_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kRandomKeys, Variant::kIdem)),
+                                            Throughput(FindRun(out, t.label, Role::kRandomKeys, Variant::kCeiling)));
+    s.history_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kHistory, Variant::kIdem)),
+                                        Throughput(FindRun(out, t.label, Role::kHistory, Variant::kCeiling)));
+    s.no_copies_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kIdem)),
+                                          Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kCeiling)));
+    // Latency is compared at a rate all three sustain, then idem and ceiling at
+    // half of idem's throughput. naive and idem at B=1 are the same
+    // configuration: the slower of the two is the safer estimate of what one
+    // message per transaction sustains, and 40 % of it leaves room for the
+    // producer thread and for a noisy machine.
+    const double one_at_a_time = MinPositive(s.naive_per_s, SweepPoint(out, t.label, Variant::kIdem, 1));
+    s.common_rate = 0.4 * one_at_a_time;
+    s.high_rate = 0.5 * s.idem_per_s;
+    const std::vector<RunSpec> latency = PlanLatencyRuns(options, t, s.common_rate, s.high_rate);
+    total -= kLatencyRuns - count_selected(latency);
+    for (const RunSpec& spec : latency) run(spec);
+    out.summaries.push_back(s);
+  }
+  if (options.soak_messages > 0) run(PlanSoakRun(options, out.stores.front()));
+
+  if (options.micro_min_time_s > 0) {
+    progress("micro-benchmarks (Google Benchmark) ...");
+    auto j = RunInChild([&] { return ToJson(RunMicroBenchmarks(options.micro_min_time_s)); });
+    if (j.ok()) out.micro = MicroResultsFromJson(*j);
+    else out.micro_error = j.status().message();
+    progress(out.micro_error.empty() ? "micro-benchmarks: " + std::to_string(out.micro.size()) + " figures"
+                                     : "micro-benchmarks FAILED: " + out.micro_error);
+  }
+
+  out.all_exactly_once = !out.runs.empty();
+  for (const RunResult& r : out.runs) out.all_exactly_once = out.all_exactly_once && r.ok;
+  out.machine.load_after = ReadLoadAverage();
+  out.machine.fsync_ms_after = MeasureFsyncMs(options.work_dir);
+  out.total_seconds = static_cast<double>(env->MonotonicMicros() - start) / 1e6;
+  return out;
+}
+
+nlohmann::json ToJson(const BenchOutcome& b) {
+  using nlohmann::json;
+  json stores = json::object();
+  json ratios = json::object();
+  for (const StoreSummary& s : b.summaries) {
+    json sweep = json::object();
+    for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
+      json points = json::object();
+      for (size_t batch : b.options.sweep) points[std::to_string(batch)] = SweepPoint(b, s.target.label, v, batch);
+      sweep[VariantName(v)] = points;
+    }
+    ratios[s.target.label] = {{"idem/naive", s.idem_over_naive}, {"idem/ceiling", s.idem_over_ceiling}};
+    stores[s.target.label] = {
+        {"redis", !s.target.redis_url.empty()},
+        {"durability", s.target.durability},
+        {"msgs_per_s", {{"idem", s.idem_per_s}, {"naive", s.naive_per_s}, {"ceiling", s.ceiling_per_s}}},
+        {"idem/naive", s.idem_over_naive},
+        {"idem/ceiling", s.idem_over_ceiling},
+        {"random_keys_idem/ceiling", s.random_keys_idem_over_ceiling},
+        {"history_idem/ceiling", s.history_idem_over_ceiling},
+        {"no_copies_idem/ceiling", s.no_copies_idem_over_ceiling},
+        {"latency_common_rate_per_s", s.common_rate},
+        {"latency_high_rate_per_s", s.high_rate},
+        {"batch_sweep_msgs_per_s", sweep}};
+  }
+  json runs = json::array();
+  for (const RunResult& r : b.runs) runs.push_back(ToJson(r));
+  json out = {{"mode", b.options.quick ? "quick" : "full"},
+              {"all_exactly_once", b.all_exactly_once},
+              {"ratios", ratios},
+              {"stores", stores},
+              {"runs", runs},
+              {"micro_benchmarks", ToJson(b.micro)},
+              {"micro_error", b.micro_error},
+              {"machine", ToJson(b.machine)},
+              {"workload",
+               {{"topic", "pay.success"},
+                {"duplicate_ratio", b.options.duplicate_ratio},
+                {"batch_size", b.options.batch_size},
+                {"messages_per_run", b.options.messages},
+                {"max_seconds_per_run", b.options.max_seconds},
+                {"history", b.options.history},
+                {"paced_seconds", b.options.paced_seconds},
+                {"soak_messages", b.options.soak_messages},
+                {"seed", b.options.seed}}},
+              {"total_seconds", b.total_seconds},
+              {"report", b.report_path},
+              {"plot", b.plot_path},
+              {"plot_note", b.plot_note}};
+  // The headline ratios of the embedded default, at the top for scripts.
+  if (!b.summaries.empty()) {
+    out["idem/naive"] = b.summaries.front().idem_over_naive;
+    out["idem/ceiling"] = b.summaries.front().idem_over_ceiling;
+  }
+  return out;
+}
+
+}  // namespace idem::bench

@@ -1,0 +1,66 @@
+// Runs a whole bench: every planned configuration in a child process of its
+// own, the latency runs at rates derived from the throughput runs, the soak,
+// and the micro-benchmarks; then the ratios.
+// REQUIRES: called from a process with no other threads (runs fork).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/bench_plan.h"
+#include "harness/machine_info.h"
+#include "harness/micro_suite.h"
+#include "harness/run_spec.h"
+#include "idem/status.h"
+
+namespace idem::bench {
+
+// The headline figures of one store.
+struct StoreSummary {
+  StoreTarget target;
+  double idem_per_s = 0, naive_per_s = 0, ceiling_per_s = 0;
+  double idem_over_naive = 0;    // 0 when a run it needs failed
+  double idem_over_ceiling = 0;
+  double random_keys_idem_over_ceiling = 0;
+  double history_idem_over_ceiling = 0;
+  double no_copies_idem_over_ceiling = 0;
+  double common_rate = 0, high_rate = 0;  // offered rates of the latency runs, msg/s
+};
+
+struct BenchOutcome {
+  BenchOptions options;
+  MachineInfo machine;
+  std::vector<StoreTarget> stores;
+  std::vector<RunResult> runs;
+  std::vector<StoreSummary> summaries;
+  std::vector<MicroResult> micro;
+  std::string micro_error;
+  double total_seconds = 0;
+  bool all_exactly_once = false;  // every run completed and passed every check
+  // Filled in by the caller once the report is written.
+  std::string report_path, plot_path, plot_note;
+};
+
+using Progress = std::function<void(const std::string& line)>;
+
+// The stores to measure (StoreTargets), each checked in a child process: the
+// store opens, Redis answers, and the store's durability settings are read.
+// The error says what to do.
+Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options);
+
+// `targets`: what CheckTargets returned.
+BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget>& targets,
+                      const Progress& progress);
+
+// The run of `store` with this role and variant (and batch size when > 0); null if none.
+const RunResult* FindRun(const BenchOutcome& b, const std::string& store, Role role, Variant variant,
+                         size_t batch = 0);
+// The throughput of `variant` at batch size `batch` in the sweep (compare runs included); 0 if none.
+double SweepPoint(const BenchOutcome& b, const std::string& store, Variant variant, size_t batch);
+
+nlohmann::json ToJson(const BenchOutcome& b);
+
+}  // namespace idem::bench

@@ -1,0 +1,343 @@
+#include "harness/report_markdown.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace idem::bench {
+namespace {
+
+constexpr double kNaiveTarget = 5.0;
+constexpr double kCeilingTarget = 0.85;
+
+std::string Int(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+std::string Fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string Rate(double v) { return v > 0 ? Int(static_cast<int64_t>(std::llround(v))) : "—"; }
+std::string Ms(double v) { return v >= 10 ? Fixed(v, 1) : Fixed(v, 2); }
+std::string MiB(int64_t kb) { return Fixed(static_cast<double>(kb) / 1024.0, 1) + " MiB"; }
+
+std::string Verdict(double ratio, double target) {
+  if (ratio <= 0) return "no figure (a run failed)";
+  return Fixed(ratio, 2) + " × — " + (ratio >= target ? "**meets**" : "**misses**") + " the target of ≥ " +
+         Fixed(target, 2) + " ×";
+}
+
+// Bytes written are the SQLite journal only for the bench's own SQLite files;
+// for a server store they would be the client's socket traffic, if anything.
+std::string JournalKiB(const RunResult& r) {
+  if (r.spec.store != "sqlite" || r.messages == 0) return "—";
+  return Fixed(static_cast<double>(r.bytes_written) / 1024.0 / static_cast<double>(r.messages), 2);
+}
+
+std::string StoreName(const StoreSummary& s) {
+  return s.target.label + (s.target.redis_url.empty() ? "" : " + Redis");
+}
+
+void Header(std::ostringstream& md, const BenchOutcome& b, const std::string& command) {
+  const MachineInfo& m = b.machine;
+  md << "# idem bench\n\n"
+     << "Written by `" << command << "` at " << m.started_utc << " — a " << (b.options.quick ? "quick" : "full")
+     << " run of " << Fixed(b.total_seconds, 0) << " s. Run the same command to reproduce it.\n\n"
+     << "Machine: " << m.cores << " × " << m.cpu_model << ", " << m.kernel << "; SQLite " << m.sqlite_version
+     << " files on " << m.work_dir_filesystem << ". Load average (1 min) " << Fixed(m.load_before.one, 2)
+     << " before and " << Fixed(m.load_after.one, 2) << " after the run";
+  if (std::max(m.load_before.one, m.load_after.one) > 0.5 * m.cores)
+    md << " — **other work was running**: the absolute numbers are noisy; the ratios, taken minutes apart on the "
+          "same machine, less so";
+  md << ". A 4 KiB write + fdatasync in the work folder took " << Ms(m.fsync_ms_before) << " ms (median) before "
+     << "and " << Ms(m.fsync_ms_after) << " ms after: naive pays about one of those a message, idem one a batch, so "
+     << "on SQLite idem / naive follows the disk's flush latency more than anything idem does.\n\n";
+  for (const StoreTarget& t : b.stores) {
+    md << "Store **" << t.label << "**" << (t.redis_url.empty() ? "" : " with the Redis fast filter") << ": "
+       << t.durability;
+    if (t.durability.find("fsync=off") != std::string::npos)
+      md << " — **fsync is off**, so a commit costs no disk flush and naive's figure is flattered; measure against "
+            "a server with fsync on";
+    md << ".\n";
+  }
+  md << "\n";
+  if (b.all_exactly_once) {
+    md << "Every one of the " << b.runs.size()
+       << " runs was checked from the database afterwards and found **exactly once** (see *Checks* below).\n\n";
+  } else {
+    md << "**Some runs failed or were not exactly once; their figures are left out of the ratios:**\n\n";
+    for (const RunResult& r : b.runs)
+      if (!r.ok) md << "- " << r.spec.name << ": " << r.error << "\n";
+    md << "\n";
+  }
+}
+
+// naive and idem at B=1 are one configuration measured twice, minutes apart:
+// how far apart they land is this machine's noise, in the report's own units.
+void Noise(std::ostringstream& md, const BenchOutcome& b) {
+  for (const StoreSummary& s : b.summaries) {
+    const double a = s.naive_per_s, c = SweepPoint(b, s.target.label, Variant::kIdem, 1);
+    if (a <= 0 || c <= 0) continue;
+    const double spread = std::abs(a - c) / std::max(a, c) * 100;
+    md << "Noise check (" << StoreName(s) << "): naive and idem at B=1 are the same configuration, measured "
+       << "twice: " << Rate(a) << " and " << Rate(c) << " msg/s, " << Fixed(spread, 0) << " % apart"
+       << (spread > 15 ? " — read every figure of this store with that margin" : "") << ".\n\n";
+  }
+}
+
+void Headline(std::ostringstream& md, const BenchOutcome& b) {
+  md << "## Headline\n\n"
+     << "| store | idem msg/s (B=" << b.options.batch_size
+     << ") | naive msg/s | ceiling msg/s | idem / naive | idem / ceiling |\n"
+     << "|---|---:|---:|---:|---:|---:|\n";
+  for (const StoreSummary& s : b.summaries)
+    md << "| " << StoreName(s) << " | " << Rate(s.idem_per_s) << " | " << Rate(s.naive_per_s) << " | "
+       << Rate(s.ceiling_per_s) << " | " << Fixed(s.idem_over_naive, 2) << " | " << Fixed(s.idem_over_ceiling, 2)
+       << " |\n";
+  md << "\nWhere this stands against the goals of issue 7:\n\n";
+  for (const StoreSummary& s : b.summaries) {
+    md << "- " << StoreName(s) << ": idem / naive = " << Verdict(s.idem_over_naive, kNaiveTarget)
+       << "; idem / ceiling = " << Verdict(s.idem_over_ceiling, kCeilingTarget) << ".\n";
+  }
+  if (b.summaries.size() == 1)
+    md << "- PostgreSQL (+ Redis): not measured in this run — pass `--store-url postgresql://…` (a scratch "
+          "database) and `--redis-url redis://…` to a build with those backends.\n";
+  md << "\n";
+}
+
+void Meaning(std::ostringstream& md, const BenchOutcome& b) {
+  const int dup = static_cast<int>(b.options.duplicate_ratio * 100 + 0.5);
+  md << "## What each number means\n\n"
+     << "- **Workload**: the payments service's own `pay.success` handler (`examples/payments`): order WAIT_PAY → "
+        "PAID (state-machine CAS), a PAY_DEDUCT ledger row, a conditional balance deduction, the bank confirm (an "
+        "in-process stand-in that answers at once), points once, a notice once. "
+     << dup << " % of the messages are copies of a payment up to " << Int(kCopyWindow)
+     << " payments earlier — half redelivered under the same message id, half resent under a new one. One order "
+        "per payment and " << Int(kAccounts) << " accounts are written before the clock starts.\n"
+     << "- **Variants** — all three are the same `idem::Pipeline` over the same source, store and handler:\n"
+     << "  - **idem**: batch of B messages, one transaction per batch, the consumption records claimed in one "
+        "statement, a savepoint per message.\n"
+     << "  - **naive**: the same guard one message at a time (batch size 1): one poll, one transaction, one commit "
+        "and one ack per message — the consumer of the source documents done correctly, the way most teams write "
+        "it (with Redis: one `SET NX` per message in front).\n"
+     << "  - **ceiling**: batch of B with the guard off (no records, no claims) and an oracle that skips the "
+        "copies the generator marked, so exactly the same unique effects are written in the same batches. "
+        "Key derivation and fingerprints still run (they are part of the pipeline, a few µs per message: see the "
+        "micro-benchmarks). idem / ceiling is therefore what the guard costs: writing the records, and finding and "
+        "counting every copy, which the oracle gets for free.\n"
+     << "- **Source**: an in-memory source, the same for every variant. A queue file (the embedded queue) would "
+        "add its own poll and settle transactions, and their fsyncs, to every variant alike, hiding the "
+        "consumer's overhead instead of measuring it. Messages are generated one at a time from a seed, so memory "
+        "does not grow with the run and every variant sees the same messages in the same order.\n"
+     << "- **Store**: SQLite with the product defaults (WAL, `synchronous=FULL`: every commit is fsynced), a fresh "
+        "file per run.\n"
+     << "- **Throughput** (msg/s): messages acknowledged ÷ time, copies included, with a backlog all the time "
+        "(saturated). Each run stops after " << Int(b.options.messages) << " messages or at the first batch after "
+     << Fixed(b.options.max_seconds, 1) << " s.\n"
+     << "- **Latency** (ms): publish → commit and ack of each message, measured with a producer thread publishing "
+        "at a fixed offered rate below saturation for " << Fixed(b.options.paced_seconds, 1)
+     << " s while the consumer runs. A pre-filled backlog would measure queueing, not latency, so throughput and "
+        "latency come from different runs. The *common* rate is 40 % of what one message per transaction sustained "
+        "(the slower of naive and idem at B=1, which are the same configuration), so all three variants are "
+        "compared at a load each sustains; the *high* rate is half of idem's throughput, where naive cannot keep "
+        "up at all. A run that still needed more than a tenth of its length to settle after the last publish is "
+        "marked *overloaded*: its times measure a queue.\n"
+     << "- **Memory**: each run is a forked child process; *peak RSS* is its `getrusage` high-water mark, and RSS "
+        "is sampled during the run.\n"
+     << "- **Checks** (every run, before its numbers count): from the database, ledger rows, PAID orders, points "
+        "and notices = payments, no payment charged twice, money taken = the sum of the unique payments, "
+        "SUCCEEDED records = payments (guarded variants); from the run, the payments handler ran exactly once per "
+        "unique payment (so the guard, not the handler's own business checks, stopped every copy), every message "
+        "acknowledged, FIRST = unique and DUPLICATE = copies.\n\n";
+}
+
+void Latency(std::ostringstream& md, const BenchOutcome& b) {
+  md << "## Latency, publish → commit (paced)\n\n"
+     << "| store | offered rate | variant | p50 ms | p90 ms | p99 ms | max ms | messages |\n"
+     << "|---|---:|---|---:|---:|---:|---:|---:|\n";
+  for (const RunResult& r : b.runs) {
+    if (r.spec.phase != Phase::kPaced) continue;
+    const bool redis = !r.spec.redis_url.empty() && r.spec.variant != Variant::kCeiling;
+    md << "| " << r.spec.store_label << (redis ? " + Redis" : "") << " | " << Rate(r.spec.rate_per_s) << " msg/s ("
+       << (r.spec.role == Role::kLatencyCommon ? "common" : "high") << ") | " << VariantName(r.spec.variant)
+       << (r.spec.variant == Variant::kNaive ? "" : " B=" + std::to_string(r.spec.batch_size)) << " | ";
+    if (r.ok && r.overloaded)
+      md << Ms(r.latency.p50_ms) << " | " << Ms(r.latency.p90_ms) << " | " << Ms(r.latency.p99_ms) << " | "
+         << Ms(r.latency.max_ms) << " | " << Int(r.latency.samples) << " — **overloaded**: it needed "
+         << Fixed(r.drain_seconds, 1) << " s after the last publish, so these times are a growing queue |\n";
+    else if (r.ok)
+      md << Ms(r.latency.p50_ms) << " | " << Ms(r.latency.p90_ms) << " | " << Ms(r.latency.p99_ms) << " | "
+         << Ms(r.latency.max_ms) << " | " << Int(r.latency.samples) << " |\n";
+    else
+      md << "— | — | — | — | failed: " << r.error << " |\n";
+  }
+  md << "\nAt a low rate idem's batches are small (a poll returns what has arrived), so its latency is close to "
+        "one transaction's; at the high rate batching keeps the commit rate — and so the fsync rate — bounded.\n\n";
+}
+
+void Sweep(std::ostringstream& md, const BenchOutcome& b, const std::string& plot_file) {
+  md << "## Throughput against batch size\n\n";
+  if (!plot_file.empty()) md << "![throughput against batch size](" << plot_file << ")\n\n";
+  else md << "*No plot: " << b.plot_note << "*\n\n";
+  md << "| store | variant |";
+  for (size_t batch : b.options.sweep) md << " B=" << Int(static_cast<int64_t>(batch)) << " |";
+  md << "\n|---|---|";
+  for (size_t i = 0; i < b.options.sweep.size(); ++i) md << "---:|";
+  md << "\n";
+  for (const StoreSummary& s : b.summaries) {
+    for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
+      md << "| " << StoreName(s) << " | " << VariantName(v) << " |";
+      for (size_t batch : b.options.sweep) md << " " << Rate(SweepPoint(b, s.target.label, v, batch)) << " |";
+      md << "\n";
+    }
+    md << "| " << StoreName(s) << " | idem / ceiling |";
+    for (size_t batch : b.options.sweep) {
+      const double i = SweepPoint(b, s.target.label, Variant::kIdem, batch);
+      const double c = SweepPoint(b, s.target.label, Variant::kCeiling, batch);
+      md << " " << (i > 0 && c > 0 ? Fixed(i / c, 2) : "—") << " |";
+    }
+    md << "\n";
+  }
+  md << "\nnaive is idem at B=1 by construction; its own figure is in the headline table.\n\n";
+}
+
+void TableShape(std::ostringstream& md, const BenchOutcome& b) {
+  md << "## Table size and key order (B=" << b.options.batch_size << ")\n\n"
+     << "| store | case | idem msg/s | ceiling msg/s | idem / ceiling |\n|---|---|---:|---:|---:|\n";
+  for (const StoreSummary& s : b.summaries) {
+    struct Case {
+      Role role;
+      std::string what;
+    };
+    for (const Case& c : {Case{Role::kCompare, "empty tables, sequential keys"},
+                          Case{Role::kRandomKeys, "empty tables, random keys"},
+                          Case{Role::kHistory, Int(b.options.history) +
+                                                   " payments (and records) already in the tables, sequential keys"},
+                          Case{Role::kNoCopies, "empty tables, sequential keys, no copies at all"}}) {
+      const RunResult* i = FindRun(b, s.target.label, c.role, Variant::kIdem, b.options.batch_size);
+      const RunResult* k = FindRun(b, s.target.label, c.role, Variant::kCeiling, b.options.batch_size);
+      if (!i && !k) continue;
+      const double iv = i && i->ok ? i->msgs_per_s : 0, kv = k && k->ok ? k->msgs_per_s : 0;
+      md << "| " << StoreName(s) << " | " << c.what << " | " << Rate(iv) << " | " << Rate(kv) << " | "
+         << (iv > 0 && kv > 0 ? Fixed(iv / kv, 2) : "—") << " |\n";
+    }
+  }
+  md << "\nRandom keys land all over the records' primary-key index (and the ledger's unique index) instead of "
+        "appending at its end; a full table makes every claim a lookup in a deeper index.\n\n";
+}
+
+// Per message: wall time, CPU in user space and in the kernel, bytes written.
+// Tells whether idem's overhead is computation or journal traffic.
+void Overhead(std::ostringstream& md, const BenchOutcome& b) {
+  md << "## Where idem's overhead goes (B=" << b.options.batch_size << ")\n\n"
+     << "| run | wall µs / msg | CPU user µs / msg | CPU kernel µs / msg | SQLite journal KiB / msg |\n"
+     << "|---|---:|---:|---:|---:|\n";
+  for (const RunResult& r : b.runs) {
+    if (!r.ok || r.messages == 0 || (r.spec.role != Role::kCompare && r.spec.role != Role::kNoCopies)) continue;
+    const double n = static_cast<double>(r.messages);
+    md << "| " << r.spec.name << " | " << Fixed(r.seconds * 1e6 / n, 1) << " | " << Fixed(r.cpu_user_s * 1e6 / n, 1)
+       << " | " << Fixed(r.cpu_system_s * 1e6 / n, 1) << " | " << JournalKiB(r) << " |\n";
+  }
+  md << "\nThe ceiling pays nothing for a copy (its oracle skips it before the database); idem must find every copy "
+        "— in the batch, or through its record — and counts it on that record (`NoteDuplicate`: an UPDATE of an "
+        "older row, which also moves its entry in the `last_seen_ms` index). The *no-copies* pair shows what the "
+        "records cost on their own. Wall time above CPU time is waiting: for fsync, and on a server store for the "
+        "round trip of every statement (the payments handler issues about a dozen a message, savepoints "
+        "included, and batching saves the commits, not those).\n\n";
+}
+
+void Memory(std::ostringstream& md, const BenchOutcome& b) {
+  md << "## Memory\n\n| run | messages | RSS at start | RSS at end | peak RSS |\n|---|---:|---:|---:|---:|\n";
+  for (const RunResult& r : b.runs) {
+    if (r.spec.role != Role::kCompare && r.spec.role != Role::kSoak) continue;
+    const int64_t end = r.rss_kb_at.empty() ? 0 : r.rss_kb_at.back().second;
+    md << "| " << r.spec.name << " | " << Int(r.messages) << " | " << MiB(r.rss_start_kb) << " | " << MiB(end)
+       << " | " << MiB(r.peak_rss_kb) << " |\n";
+  }
+  const RunResult* soak = nullptr;
+  for (const RunResult& r : b.runs)
+    if (r.spec.role == Role::kSoak) soak = &r;
+  if (soak && soak->rss_kb_at.size() >= 2) {
+    const auto& first = soak->rss_kb_at.front();
+    const auto& last = soak->rss_kb_at.back();
+    const double growth_kb = static_cast<double>(last.second - first.second);
+    const double per_million =
+        last.first > first.first ? growth_kb / (static_cast<double>(last.first - first.first) / 1e6) : 0;
+    md << "\nSoak (" << Int(soak->messages) << " messages): RSS went from " << MiB(first.second) << " after "
+       << Int(first.first) << " messages to " << MiB(last.second) << " after " << Int(last.first) << " — "
+       << Fixed(growth_kb / 1024.0, 1) << " MiB, " << Fixed(per_million / 1024.0, 2)
+       << " MiB per million messages. The goal is memory flat over 10 M messages; `idem bench --soak-messages "
+          "10000000` measures that directly (it needs about as many seconds as 10 M ÷ the idem rate above).\n\n"
+       << "| messages | RSS |\n|---:|---:|\n";
+    for (const auto& [messages, kb] : soak->rss_kb_at) md << "| " << Int(messages) << " | " << MiB(kb) << " |\n";
+  } else {
+    md << "\nNo soak run in this mode (`--soak-messages N` adds one).\n";
+  }
+  md << "\n";
+}
+
+void Micro(std::ostringstream& md, const BenchOutcome& b) {
+  md << "## Micro-benchmarks of the hot paths (Google Benchmark)\n\n";
+  if (!b.micro_error.empty()) md << "*Failed: " << b.micro_error << "*\n\n";
+  if (b.micro.empty()) {
+    if (b.micro_error.empty()) md << "*Not run (`--micro-min-time` below 0).*\n\n";
+    return;
+  }
+  md << "| benchmark | ns / iteration | items / s | bytes / s |\n|---|---:|---:|---:|\n";
+  for (const MicroResult& m : b.micro)
+    md << "| " << m.name << " | " << Rate(m.ns_per_op) << " | " << Rate(m.items_per_s) << " | "
+       << (m.bytes_per_s > 0 ? MiB(static_cast<int64_t>(m.bytes_per_s / 1024)) : std::string("—")) << " |\n";
+  md << "\n`BM_DeriveIdentity`: key and fingerprint of one pay.success payload. `BM_Fingerprint/N`: XXH3-128 of N "
+        "bytes. `BM_InBatchDedup/N`: marking the copies in a batch of N. `BM_ClaimBatch/N`: one `Claim` of N new "
+        "keys in an in-memory SQLite transaction (rolled back). The same benchmarks run alone as "
+        "`build/bench/idem_micro_bench`.\n\n";
+}
+
+void AllRuns(std::ostringstream& md, const BenchOutcome& b) {
+  md << "## Every run\n\n| run | role | messages | s | msg/s | p50 ms | p99 ms | SQLite journal KiB / msg | peak RSS | "
+        "exactly once |\n"
+     << "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const RunResult& r : b.runs) {
+    const bool paced = r.spec.phase == Phase::kPaced;
+    md << "| " << r.spec.name << " | " << RoleName(r.spec.role) << " | " << Int(r.messages) << " | "
+       << Fixed(r.seconds, 1) << " | " << (paced ? "(paced)" : Rate(r.msgs_per_s)) << " | "
+       << (paced ? Ms(r.latency.p50_ms) : "") << " | " << (paced ? Ms(r.latency.p99_ms) : "") << " | "
+       << JournalKiB(r) << " | " << MiB(r.peak_rss_kb) << " | "
+       << (r.ok ? "yes (" + std::to_string(r.checks_passed.size()) + " checks)" : "**no**: " + r.error)
+       << " |\n";
+  }
+  md << "\n";
+}
+
+}  // namespace
+
+std::string RenderReport(const BenchOutcome& b, const std::string& plot_file, const std::string& command) {
+  std::ostringstream md;
+  Header(md, b, command);
+  Headline(md, b);
+  Noise(md, b);
+  Meaning(md, b);
+  Latency(md, b);
+  Sweep(md, b, plot_file);
+  TableShape(md, b);
+  Overhead(md, b);
+  Memory(md, b);
+  Micro(md, b);
+  AllRuns(md, b);
+  md << "## Reproduce\n\n```sh\n"
+     << "./scripts/bench.sh                          # builds, then the full run: bench/results/REPORT.md and the plot\n"
+     << "build/apps/idem/idem bench --quick --json   # under a minute, every figure as JSON\n"
+     << "build/apps/idem/idem bench --store-url postgresql://USER@HOST:PORT/SCRATCH_DB --redis-url redis://HOST:PORT\n"
+     << "```\n";
+  return md.str();
+}
+
+}  // namespace idem::bench

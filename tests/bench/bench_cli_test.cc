@@ -1,0 +1,93 @@
+// `idem bench` end to end on a tiny workload: exit 0, every figure and both
+// ratios in the JSON, every variant verified exactly once, the report written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "testing/test_util.h"
+
+namespace idem::testing {
+namespace {
+
+ProcessResult Bench(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{IDEM_CLI_PATH, "bench"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
+  TempDir dir;
+  const std::string out = dir.File("results");
+  ProcessResult p = Bench({"--quick", "--json", "--out", out, "--work-dir", dir.File("work"), "--messages", "1500",
+                           "--seconds", "0.5", "--history", "500", "--paced-seconds", "0.3", "--sweep", "1,100",
+                           "--micro-min-time", "0.001"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  nlohmann::json j = nlohmann::json::parse(p.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << p.out;
+
+  EXPECT_TRUE(j["all_exactly_once"].get<bool>());
+  EXPECT_GT(j["idem/naive"].get<double>(), 0);
+  EXPECT_GT(j["idem/ceiling"].get<double>(), 0);
+  EXPECT_GT(j["ratios"]["sqlite"]["idem/naive"].get<double>(), 0);
+  EXPECT_GT(j["ratios"]["sqlite"]["idem/ceiling"].get<double>(), 0);
+
+  std::set<std::string> variants, roles;
+  for (const auto& run : j["runs"]) {
+    EXPECT_TRUE(run["exactly_once"].get<bool>()) << run.dump();
+    EXPECT_TRUE(run["check_failures"].empty()) << run.dump();
+    EXPECT_GT(run["messages"].get<int64_t>(), 0) << run.dump();
+    EXPECT_GT(run["peak_rss_kb"].get<int64_t>(), 0) << run.dump();
+    variants.insert(run["variant"].get<std::string>());
+    roles.insert(run["role"].get<std::string>());
+    if (run["phase"] == "paced") {
+      EXPECT_GT(run["latency_ms"]["samples"].get<int64_t>(), 0) << run.dump();
+    }
+  }
+  EXPECT_EQ(variants, (std::set<std::string>{"idem", "naive", "ceiling"}));
+  for (const char* role : {"compare", "batch-sweep", "random-keys", "history", "no-copies", "latency-common-rate"})
+    EXPECT_TRUE(roles.count(role)) << role;
+  EXPECT_GT(j["stores"]["sqlite"]["batch_sweep_msgs_per_s"]["idem"]["1"].get<double>(), 0);
+  EXPECT_GT(j["stores"]["sqlite"]["batch_sweep_msgs_per_s"]["ceiling"]["100"].get<double>(), 0);
+  EXPECT_FALSE(j["micro_benchmarks"].empty()) << j["micro_error"];
+
+  const std::string report = ReadFile(out + "/REPORT.md");
+  EXPECT_NE(report.find("idem / naive"), std::string::npos);
+  EXPECT_NE(report.find("exactly once"), std::string::npos);
+  EXPECT_NE(report.find("BM_ClaimBatch"), std::string::npos);
+  // The plot needs gnuplot; without it the report says how to get it.
+  if (j["plot"].get<std::string>().empty()) {
+    EXPECT_NE(j["plot_note"].get<std::string>().find("gnuplot"), std::string::npos);
+  } else {
+    EXPECT_GT(std::filesystem::file_size(out + "/throughput_vs_batch.png"), 1000u);
+  }
+  EXPECT_NE(p.err.find("exactly once"), std::string::npos) << "progress goes to stderr";
+}
+
+TEST(BenchCli, AStoreThatCannotBeReachedIsAUsageErrorThatSaysSo) {
+  TempDir dir;
+  ProcessResult p = Bench({"--quick", "--out", dir.File("out"), "--work-dir", dir.File("work"), "--store-url",
+                           "postgresql://bench@127.0.0.1:1/bench"});
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_NE(p.err.find("--store-url (postgres)"), std::string::npos) << p.err;
+}
+
+TEST(BenchCli, RedisThatCannotBeReachedIsAUsageErrorThatSaysSo) {
+  TempDir dir;
+  ProcessResult p = Bench({"--quick", "--out", dir.File("out"), "--work-dir", dir.File("work"), "--store-url",
+                           "sqlite:" + dir.File("shared.db"), "--redis-url", "redis://127.0.0.1:1"});
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_NE(p.err.find("redis"), std::string::npos) << p.err;
+}
+
+}  // namespace
+}  // namespace idem::testing
