@@ -60,6 +60,7 @@ std::vector<Event> PaymentsWorkload::Events(FaultDice& dice, int count) {
     e.msg.topic = be.topic;
     e.msg.payload = be.payload;
     e.legit = !be.expect_parked;
+    const int own = static_cast<int>(out.size());
     push(e, static_cast<int>(i));
     if (dice.Roll(Fault::kPoisonMessage)) {
       Event poison;
@@ -77,8 +78,9 @@ std::vector<Event> PaymentsWorkload::Events(FaultDice& dice, int count) {
       twin.legit = false;
       twin.msg.topic = be.topic;
       twin.msg.payload = doc.dump();
-      twin.conflicts_with = static_cast<int>(out.size()) - 1;
-      out.back().conflicts_with = static_cast<int>(out.size());
+      // Link the pair by index: a poison message may have been pushed in between.
+      twin.conflicts_with = own;
+      out[own].conflicts_with = static_cast<int>(out.size());
       push(twin, -1);
     }
   }

@@ -172,14 +172,7 @@ void SimBroker::SettleOne(int consumer, const Settlement& s) {
       return;
     }
   }
-  auto move_to = [&](int attempt, int64_t delay) {
-    Message copy = e->msg;
-    copy.attempt = attempt;
-    copy.receipt.clear();
-    Enqueue(std::move(copy), delay, /*to_log=*/false);
-  };
-  // `e` may dangle after Publish (vector growth): finish with it first.
-  BrokerEntry::State final_state = BrokerEntry::State::kDone;
+  // `e` may dangle once a copy is appended (vector growth): finish with it first.
   std::string dead_reason;
   int retry_attempt = 0;
   int64_t retry_delay = -1;
@@ -188,7 +181,6 @@ void SimBroker::SettleOne(int consumer, const Settlement& s) {
       break;
     case Settlement::Kind::kRetry:
       if (model_ == DeliveryModel::kRocket && e->msg.attempt >= kRocketMaxReconsume) {
-        final_state = BrokerEntry::State::kDead;
         dead_reason = "%DLQ%: reconsumed " + std::to_string(kRocketMaxReconsume) + " times; last: " + s.reason;
       } else {
         retry_attempt = e->msg.attempt + 1;
@@ -196,7 +188,6 @@ void SimBroker::SettleOne(int consumer, const Settlement& s) {
       }
       break;
     case Settlement::Kind::kPark:
-      final_state = BrokerEntry::State::kDead;
       dead_reason = s.reason;
       break;
     case Settlement::Kind::kRelease:
@@ -214,11 +205,23 @@ void SimBroker::SettleOne(int consumer, const Settlement& s) {
       e->consumer = -1;
       return;
   }
-  e->state = final_state;
-  e->dead_reason = dead_reason;
+  e->state = BrokerEntry::State::kDone;
   e->settled = true;
   if (e->partition >= 0) Advance(partitions_[e->partition]);
-  if (retry_delay >= 0) move_to(retry_attempt, retry_delay);
+  Message copy = e->msg;
+  copy.receipt.clear();
+  if (retry_delay >= 0) {
+    copy.attempt = retry_attempt;
+    Enqueue(std::move(copy), retry_delay, /*to_log=*/false);
+  } else if (!dead_reason.empty() || s.kind == Settlement::Kind::kPark) {
+    // The terminal queue (DLQ, %DLQ%, dead-letter topic) holds a copy of its own,
+    // which later redeliveries of the original cannot touch.
+    BrokerEntry dead;
+    dead.msg = std::move(copy);
+    dead.state = BrokerEntry::State::kDead;
+    dead.dead_reason = dead_reason;
+    entries_.push_back(std::move(dead));
+  }
 }
 
 void SimBroker::Settle(int consumer, const std::vector<Settlement>& settlements, bool crash_midway) {

@@ -22,6 +22,8 @@ struct DemoArgs {
   uint64_t seed = 1;
   std::string keep;
   std::vector<std::string> only;
+  std::string store_url;
+  std::string redis_url;
 };
 
 // The folder the runs write into: --keep DIR (created, must not hold an
@@ -76,11 +78,14 @@ bool Selected(const DemoArgs& a, const payments::ScenarioInfo& s) {
   return false;
 }
 
-payments::RunReport RunOne(const payments::Workload& w, bool protection, const std::string& dir,
-                           const std::string& label) {
+payments::RunReport RunOne(const DemoArgs& a, const payments::Workload& w, bool protection,
+                           const std::string& dir, const std::string& label, const std::string& schema) {
   payments::RunOptions o;
   o.protection = protection;
   o.dir = dir;
+  o.store_url = a.store_url;
+  o.schema = schema;
+  o.redis_url = a.redis_url;
   auto r = payments::RunScenario(w, o);
   if (!r.ok()) throw CliError(label + " failed: " + r.status().ToString() + " (databases in " + dir + ")");
   return std::move(*r);
@@ -98,6 +103,11 @@ void Run(const DemoArgs& a) {
   summary.seed = a.seed;
   summary.messages = a.messages;
   if (folder.kept()) summary.kept_in = folder.path();
+  if (!a.store_url.empty())
+    summary.setup = "PostgreSQL (" + RedactUrl(a.store_url) + ")" +
+                    (a.redis_url.empty() ? "" : " with the Redis fast filter (idem runs)") + " and the embedded queue";
+  else if (!a.redis_url.empty())
+    summary.setup = "a real SQLite store with the Redis fast filter (idem runs) and the embedded queue";
 
   size_t total = 0, done = 0;
   for (const auto& s : payments::Scenarios()) total += Selected(a, s) ? 2 : 0;
@@ -110,7 +120,10 @@ void Run(const DemoArgs& a) {
       const std::string mode = protection ? "idem" : "off";
       const std::string label = std::string(s.id) + " " + s.name + " (" + mode + ")";
       std::cerr << "[" << ++done << "/" << total << "] " << label << " ... " << std::flush;
-      payments::RunReport r = RunOne(w, protection, folder.Sub(std::string(s.id) + "-" + mode), label);
+      std::string schema = "idem_demo_" + std::string(s.id) + "_" + mode;
+      for (char& ch : schema) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      payments::RunReport r =
+          RunOne(a, w, protection, folder.Sub(std::string(s.id) + "-" + mode), label, schema);
       std::cerr << r.damage.double_charges << " double charge(s), " << r.duplicate_deliveries
                 << " duplicate deliveries, " << Fmt1(r.wall_seconds) << " s\n";
       (protection ? row.on : row.off) = std::move(r);
@@ -163,6 +176,11 @@ void AddDemoCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--keep", args->keep, "Keep the databases in this folder (one sub-folder per scenario and mode)");
   cmd->add_option("--only", args->only, "Run only these scenarios, e.g. --only 001,A3")->delimiter(',');
+  cmd->add_option("--store-url", args->store_url,
+                  "Run the store on PostgreSQL instead of SQLite, e.g. postgresql://idem@127.0.0.1:5432/idem\n"
+                  "(each run gets its own schema idem_demo_<scenario>_<mode>, dropped and re-created)");
+  cmd->add_option("--redis-url", args->redis_url,
+                  "Put the Redis fast filter in front of the guard for the idem runs, e.g. redis://127.0.0.1:6379");
   cmd->callback([args] { Run(*args); });
 }
 

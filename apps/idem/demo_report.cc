@@ -95,7 +95,7 @@ bool DemoSummary::OffShowsDamage() const {
 std::string RenderTable(const DemoSummary& s) {
   std::ostringstream out;
   out << "Each scenario ran twice on the same seeded workload (" << s.messages
-      << " business messages, seed " << s.seed << "), on a real SQLite store and embedded queue:\n"
+      << " business messages, seed " << s.seed << "), on " << s.setup << ":\n"
       << "  off   the incident's consumer: AUTO ack, no records, read-modify-write balance, unchecked UPDATE\n"
       << "  idem  the payments service behind idem: records + effects in one transaction, business guards\n"
       << "Effect rows, charges, balances, states and blocked messages were read back from each run's database\n"
@@ -144,6 +144,7 @@ json RenderJson(const DemoSummary& s) {
                     {"on", RunJson(r.on)}});
   return json{{"seed", s.seed},
               {"messages", s.messages},
+              {"setup", s.setup},
               {"idem_clean", s.IdemClean()},
               {"off_shows_damage", s.OffShowsDamage()},
               {"kept_in", s.kept_in},

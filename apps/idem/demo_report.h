@@ -23,6 +23,7 @@ struct DemoSummary {
   uint64_t seed = 0;
   size_t messages = 0;
   std::string kept_in;  // folder with the databases, or "" when they were removed
+  std::string setup = "a real SQLite store and embedded queue";  // what the runs ran on
   std::vector<DemoRow> rows;
   // idem showed no damage and blocked nothing in any scenario.
   bool IdemClean() const;

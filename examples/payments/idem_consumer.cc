@@ -12,6 +12,12 @@ Result<std::unique_ptr<IdemConsumer>> IdemConsumer::Create(std::unique_ptr<Broke
   return c;
 }
 
+Status IdemConsumer::UseFastFilter(std::unique_ptr<FastFilter> filter) {
+  IDEM_RETURN_IF_ERROR(pipeline_.SetFastFilter(filter.get(), FastFilterOptions{}));
+  filter_ = std::move(filter);
+  return Status::OK();
+}
+
 Result<size_t> IdemConsumer::Step() {
   BatchReport r = pipeline_.RunOnce();
   // The pipeline already released what it could not decide; in a demo run any

@@ -22,6 +22,9 @@ class IdemConsumer final : public Consumer {
 
   Result<size_t> Step() override;
 
+  // Puts a fast filter (Redis) in front of the guard; the consumer keeps it.
+  Status UseFastFilter(std::unique_ptr<FastFilter> filter);
+
  private:
   IdemConsumer(std::unique_ptr<Broker> queue, std::unique_ptr<Store> store, Env* env, size_t index,
                FaultInjector* faults, DeliveryLog* log, PipelineOptions options)
@@ -34,6 +37,7 @@ class IdemConsumer final : public Consumer {
   std::unique_ptr<Store> store_;
   DrivenSource source_;
   Pipeline pipeline_;
+  std::unique_ptr<FastFilter> filter_;
 };
 
 }  // namespace idem::payments

@@ -5,6 +5,9 @@
 #include <set>
 
 #include "idem/embedded_queue.h"
+#ifdef IDEM_WITH_REDIS
+#include "idem/redis_filter.h"
+#endif
 #include "payments/idem_consumer.h"
 #include "payments/naive_consumer.h"
 #include "payments/seeded_env.h"
@@ -43,7 +46,13 @@ class Run {
  private:
   std::string StorePath() const { return o_.dir + "/store.db"; }
   std::string QueuePath() const { return o_.dir + "/queue.db"; }
+  // The run's own schema on a shared PostgreSQL database.
+  std::string RunStoreUrl() const {
+    return o_.store_url + (o_.store_url.find('?') == std::string::npos ? "?" : "&") +
+           "options=-csearch_path%3D" + o_.schema;
+  }
   Result<std::unique_ptr<Store>> OpenStore() {
+    if (!o_.store_url.empty()) return idem::OpenStore(RunStoreUrl(), &env_);
     SqliteStoreOptions so;
     so.durable_against_power_loss = false;  // a demo: survive a process crash, skip the fsync per commit
     return OpenSqliteStore(StorePath(), so, &env_);
@@ -66,16 +75,26 @@ class Run {
   const Workload& w_;
   const RunOptions& o_;
   SeededEnv env_;
-  Env* wall_;  // real time, for wall and busy seconds only
+  Env* wall_;  // real time: wall and busy seconds, and the Redis key prefix of a run
   int64_t busy_us_ = 0;
   FaultInjector faults_;
   DeliveryLog log_;
   SimulatedDownstream downstream_;
   std::vector<std::unique_ptr<Consumer>> consumers_;
   Status handover_status_;
+  std::string redis_run_id_;
 };
 
 Status Run::Setup() {
+  if (!o_.store_url.empty()) {
+    if (o_.schema.empty() || o_.schema.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+      return Status::InvalidArgument("run schema '" + o_.schema + "' must be a plain lower-case identifier");
+    auto admin = idem::OpenStore(o_.store_url, &env_);
+    if (!admin.ok()) return admin.status();
+    // The name is built by the demo from fixed parts, never from message content.
+    IDEM_RETURN_IF_ERROR((*admin)->ExecScript("DROP SCHEMA IF EXISTS " + o_.schema + " CASCADE; CREATE SCHEMA " +
+                                              o_.schema));
+  }
   auto store = OpenStore();
   if (!store.ok()) return store.status();
   IDEM_RETURN_IF_ERROR(CreateSchema(**store, o_.protection ? SchemaVariant::kGuarded : SchemaVariant::kIncident));
@@ -114,6 +133,21 @@ Status Run::AddConsumers() {
     ServiceOptions so{&downstream_, o_.service_log};
     auto c = IdemConsumer::Create(std::move(*queue), std::move(*store), &env_, i, &faults_, &log_, po, so);
     if (!c.ok()) return c.status();
+    if (!o_.redis_url.empty()) {
+#ifdef IDEM_WITH_REDIS
+      RedisFilterOptions ro;
+      // A fresh prefix per run: DONE keys of an earlier run with the same ids would
+      // otherwise acknowledge this run's first copies against an empty database.
+      if (redis_run_id_.empty()) redis_run_id_ = std::to_string(wall_->Random64() % 1'000'000'000'000ULL);
+      ro.key_prefix = "idem-demo:" + (o_.schema.empty() ? o_.dir : o_.schema) + ":" + redis_run_id_ + ":";
+      auto filter = OpenRedisFilter(o_.redis_url, ro, &env_);
+      if (!filter.ok()) return filter.status();
+      IDEM_RETURN_IF_ERROR((*c)->UseFastFilter(std::move(*filter)));
+#else
+      return Status::InvalidArgument("a Redis URL needs the Redis filter, which this build leaves out: "
+                                     "configure with -DIDEM_WITH_REDIS=ON");
+#endif
+    }
     consumers_.push_back(std::move(*c));
   }
   faults_.on_stall = [this](size_t consumer, const std::vector<std::string>& ids) { HandOver(ids, consumer); };

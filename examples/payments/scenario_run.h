@@ -32,6 +32,14 @@ struct RunOptions {
   // A run whose queue is not empty this long (simulated) after the last
   // publication, or a hand-over that takes this long, fails; default 6 h.
   int64_t max_drain_ms = 6LL * 3600 * 1000;
+  // The store: "" = store.db in `dir` (SQLite, the embedded default); a
+  // postgresql:// URL = that database, each run in its own schema `schema`,
+  // dropped and created afresh. The queue stays the embedded one in `dir`.
+  std::string store_url;
+  std::string schema;  // REQUIRES with store_url: a plain identifier ([a-z0-9_]+)
+  // A redis:// URL puts the Redis fast filter in front of the guard (idem runs
+  // only), with keys prefixed by the schema or folder so runs never share them.
+  std::string redis_url;
   Env* wall_clock = nullptr;                // measures wall and busy time only; default Env::Default()
   std::function<void(std::string_view)> service_log;  // the payments service's log lines; default none
 };

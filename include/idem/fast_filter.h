@@ -16,6 +16,11 @@
 // DONE is written only after the commit, so a worker that crashes between mark
 // and commit leaves a PROCESSING marker that expires with its lease: the
 // message is held back until then, never lost.
+//
+// Operations: DONE keys are trusted without a database lookup, so a database
+// restored from a backup (or reset) must be paired with deleting the filter's
+// keys (their prefix), or copies of messages the restored database never saw
+// would be acknowledged as duplicates.
 #pragma once
 
 #include <cstdint>

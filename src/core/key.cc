@@ -80,7 +80,8 @@ Result<json> ParseObject(std::string_view payload) {
     // Parse again with exceptions only to get the position and cause for the reason.
     std::string why = "payload is not valid JSON";
     try {
-      (void)json::parse(payload);
+      json reparsed = json::parse(payload);  // throws: only the exception is wanted here
+      (void)reparsed;
     } catch (const json::parse_error& e) {
       why += std::string(": ") + e.what();
     }
