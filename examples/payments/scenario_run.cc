@@ -1,15 +1,10 @@
 #include "payments/scenario_run.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 #include "idem/embedded_queue.h"
-#ifdef IDEM_WITH_REDIS
-#include "idem/redis_filter.h"
-#endif
-#include "payments/idem_consumer.h"
-#include "payments/naive_consumer.h"
+#include "payments/run_parts.h"
 #include "payments/seeded_env.h"
 
 namespace idem::payments {
@@ -44,33 +39,19 @@ class Run {
   Result<RunReport> Go();
 
  private:
-  std::string StorePath() const { return o_.dir + "/store.db"; }
   std::string QueuePath() const { return o_.dir + "/queue.db"; }
-  // The run's own schema on a shared PostgreSQL database.
-  std::string RunStoreUrl() const {
-    return o_.store_url + (o_.store_url.find('?') == std::string::npos ? "?" : "&") +
-           "options=-csearch_path%3D" + o_.schema;
-  }
-  Result<std::unique_ptr<Store>> OpenStore() {
-    if (!o_.store_url.empty()) return idem::OpenStore(RunStoreUrl(), &env_);
-    SqliteStoreOptions so;
-    so.durable_against_power_loss = false;  // a demo: survive a process crash, skip the fsync per commit
-    return OpenSqliteStore(StorePath(), so, &env_);
-  }
   Result<std::unique_ptr<EmbeddedQueue>> OpenQueue() {
     EmbeddedQueueOptions qo;
     qo.visibility_timeout_ms = o_.visibility_timeout_ms;
     qo.durable_against_power_loss = false;
     return EmbeddedQueue::Open(QueuePath(), qo, &env_);
   }
-  Status Setup();
   Status Publish(EmbeddedQueue& queue);
   Status AddConsumers();
   Status Drive(EmbeddedQueue& queue);
   Status StepAll(bool* progressed, size_t skip = SIZE_MAX);
   void HandOver(const std::vector<std::string>& ids, size_t from);
   void HandOverUntil(const std::vector<std::string>& ids, size_t from);
-  int64_t DuplicateDeliveries() const;
 
   const Workload& w_;
   const RunOptions& o_;
@@ -82,24 +63,7 @@ class Run {
   SimulatedDownstream downstream_;
   std::vector<std::unique_ptr<Consumer>> consumers_;
   Status handover_status_;
-  std::string redis_run_id_;
 };
-
-Status Run::Setup() {
-  if (!o_.store_url.empty()) {
-    if (o_.schema.empty() || o_.schema.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
-      return Status::InvalidArgument("run schema '" + o_.schema + "' must be a plain lower-case identifier");
-    auto admin = idem::OpenStore(o_.store_url, &env_);
-    if (!admin.ok()) return admin.status();
-    // The name is built by the demo from fixed parts, never from message content.
-    IDEM_RETURN_IF_ERROR((*admin)->ExecScript("DROP SCHEMA IF EXISTS " + o_.schema + " CASCADE; CREATE SCHEMA " +
-                                              o_.schema));
-  }
-  auto store = OpenStore();
-  if (!store.ok()) return store.status();
-  IDEM_RETURN_IF_ERROR(CreateSchema(**store, o_.protection ? SchemaVariant::kGuarded : SchemaVariant::kIncident));
-  return SeedData(**store, w_.accounts, w_.skus, w_.orders);
-}
 
 Status Run::Publish(EmbeddedQueue& queue) {
   for (const Publication& p : w_.publications) {
@@ -116,38 +80,22 @@ Status Run::Publish(EmbeddedQueue& queue) {
 }
 
 Status Run::AddConsumers() {
+  detail::ConsumerParts parts;
+  parts.env = &env_;
+  parts.downstream = &downstream_;
+  parts.faults = &faults_;
+  parts.log = &log_;
+  // A fresh Redis prefix per run: DONE keys of an earlier run with the same ids
+  // would otherwise acknowledge this run's first copies against an empty database.
+  if (!o_.redis_url.empty())
+    parts.redis_prefix = "idem-demo:" + (o_.schema.empty() ? o_.dir : o_.schema) + ":" +
+                         std::to_string(wall_->Random64() % 1'000'000'000'000ULL) + ":";
+  parts.max_linger_ms = 0;  // the driver moves the clock; a consumer must not wait on it
   for (size_t i = 0; i < w_.consumers; ++i) {
     auto queue = OpenQueue();
     if (!queue.ok()) return queue.status();
-    auto store = OpenStore();
-    if (!store.ok()) return store.status();
-    if (!o_.protection) {
-      consumers_.push_back(std::make_unique<NaiveConsumer>(std::move(*queue), std::move(*store), &env_, &downstream_, i,
-                                                           o_.batch_size, &faults_, &log_));
-      continue;
-    }
-    PipelineOptions po;
-    po.consumer_group = "payments";
-    po.batch_size = o_.batch_size;
-    po.max_linger_ms = 0;  // the driver moves the clock; a consumer must not wait on it
-    ServiceOptions so{&downstream_, o_.service_log};
-    auto c = IdemConsumer::Create(std::move(*queue), std::move(*store), &env_, i, &faults_, &log_, po, so);
+    auto c = detail::MakeConsumer(o_, std::move(*queue), i, parts);
     if (!c.ok()) return c.status();
-    if (!o_.redis_url.empty()) {
-#ifdef IDEM_WITH_REDIS
-      RedisFilterOptions ro;
-      // A fresh prefix per run: DONE keys of an earlier run with the same ids would
-      // otherwise acknowledge this run's first copies against an empty database.
-      if (redis_run_id_.empty()) redis_run_id_ = std::to_string(wall_->Random64() % 1'000'000'000'000ULL);
-      ro.key_prefix = "idem-demo:" + (o_.schema.empty() ? o_.dir : o_.schema) + ":" + redis_run_id_ + ":";
-      auto filter = OpenRedisFilter(o_.redis_url, ro, &env_);
-      if (!filter.ok()) return filter.status();
-      IDEM_RETURN_IF_ERROR((*c)->UseFastFilter(std::move(*filter)));
-#else
-      return Status::InvalidArgument("a Redis URL needs the Redis filter, which this build leaves out: "
-                                     "configure with -DIDEM_WITH_REDIS=ON");
-#endif
-    }
     consumers_.push_back(std::move(*c));
   }
   faults_.on_stall = [this](size_t consumer, const std::vector<std::string>& ids) { HandOver(ids, consumer); };
@@ -232,18 +180,8 @@ Status Run::Drive(EmbeddedQueue& queue) {
   }
 }
 
-int64_t Run::DuplicateDeliveries() const {
-  std::map<std::string, size_t> event_of;
-  for (const Publication& p : w_.publications) event_of[p.message_id] = p.event;
-  std::map<std::pair<size_t, int>, int64_t> per_attempt;
-  for (const Delivery& d : log_.deliveries()) per_attempt[{event_of[d.message_id], d.attempt}]++;
-  int64_t dup = 0;
-  for (const auto& [k, n] : per_attempt) dup += n - 1;
-  return dup;
-}
-
 Result<RunReport> Run::Go() {
-  IDEM_RETURN_IF_ERROR(Setup());
+  IDEM_RETURN_IF_ERROR(detail::PrepareStore(w_, o_, &env_));
   auto queue = OpenQueue();
   if (!queue.ok()) return queue.status();
   IDEM_RETURN_IF_ERROR(Publish(**queue));
@@ -256,19 +194,10 @@ Result<RunReport> Run::Go() {
   report.busy_seconds = static_cast<double>(busy_us_) / 1e6;
   consumers_.clear();  // close their connections before measuring
 
-  auto store = OpenStore();
-  if (!store.ok()) return store.status();
-  auto damage = Measure(**store, **queue, w_);
-  if (!damage.ok()) return damage.status();
-  report.damage = *damage;
-  if (!w_.incident_payment_id.empty()) {
-    auto times = ChargeTimes(**store, w_.incident_payment_id);
-    if (!times.ok()) return times.status();
-    report.incident_charge_times_ms = std::move(*times);
-  }
+  IDEM_RETURN_IF_ERROR(detail::MeasureInto(w_, o_, &env_, **queue, &report));
   report.published = static_cast<int64_t>(w_.publications.size());
   report.deliveries = static_cast<int64_t>(log_.deliveries().size());
-  report.duplicate_deliveries = DuplicateDeliveries();
+  report.duplicate_deliveries = detail::DuplicateDeliveries(w_, log_);
   report.simulated_ms = env_.NowMs() - w_.start_ms;
   report.downstream = downstream_.stats();
   return report;

@@ -41,6 +41,15 @@ class Broker : public Source {
   // Producers that retry reuse the same business key (SPEC R-J1).
   virtual Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms = 0) = 0;
 
+  // Gives back, unsettled, every message this object handed out and has not
+  // settled yet, as a consumer that dies does: the broker delivers them again
+  // (to this or another consumer) with the redelivery marked. Settling one of
+  // them afterwards does nothing. For a consumer that must stop without acking
+  // (a shutdown in the middle of a batch) and for fault drivers (the demo on a
+  // real broker). The embedded queue makes them ready at once; RabbitMQ closes
+  // the consuming connection, which requeues them, and reconnects on the next Poll.
+  virtual Status AbandonDeliveries() = 0;
+
   // Puts a message straight into the terminal queue with a reason (rejected at
   // publish time: not JSON, no key, too large). Returns its dead-letter id.
   virtual Result<int64_t> ParkRejected(const Message& message, const std::string& reason) = 0;

@@ -177,6 +177,51 @@ TEST_F(RabbitDelivery, AMultipleAckNeverCoversAMessageThatIsNotSettledAsAcked) {
   EXPECT_EQ(Stats().ready, 0);
 }
 
+// AbandonDeliveries: the consumer gives up what it holds without settling, as a
+// crashed one would; RabbitMQ hands it out again, and a late ack does nothing.
+TEST_F(RabbitDelivery, AbandonedDeliveriesAreDeliveredAgainAndLateAcksDoNothing) {
+  IDEM_REQUIRE_RABBITMQ();
+  Publish({R"({"payment_id":"P0","amount":1})", R"({"payment_id":"P1","amount":1})",
+           R"({"payment_id":"P2","amount":1})"});
+  auto broker = OpenQueue();
+  ASSERT_NE(broker, nullptr);
+  auto take = [&](size_t n) {
+    std::vector<Message> held;
+    const int64_t deadline_us = Env::Default()->MonotonicMicros() + 30'000'000;
+    while (held.size() < n && Env::Default()->MonotonicMicros() < deadline_us) {
+      auto got = broker->Poll(10, 200);
+      EXPECT_TRUE(got.ok()) << got.status().ToString();
+      if (!got.ok()) break;
+      held.insert(held.end(), got->begin(), got->end());
+    }
+    return held;
+  };
+  std::vector<Message> held = take(3);
+  ASSERT_EQ(held.size(), 3u);
+  ASSERT_TRUE(broker->Settle({Settlement{&held[0], Settlement::Kind::kAck, 0, ""}}).ok());
+  ASSERT_TRUE(broker->AbandonDeliveries().ok());
+
+  std::vector<Message> again = take(2);
+  ASSERT_EQ(again.size(), 2u);
+  std::set<std::string> payloads;
+  for (const Message& m : again) {
+    EXPECT_TRUE(m.redelivered);
+    payloads.insert(m.payload);
+  }
+  EXPECT_EQ(payloads, (std::set<std::string>{held[1].payload, held[2].payload}));
+  // The abandoned receipts are settled late: nothing happens, and nothing fails.
+  Status late = broker->Settle({Settlement{&held[1], Settlement::Kind::kAck, 0, ""},
+                                Settlement{&held[2], Settlement::Kind::kPark, 0, "late"}});
+  EXPECT_TRUE(late.ok()) << late.ToString();
+  ASSERT_TRUE(broker->Settle({Settlement{&again[0], Settlement::Kind::kAck, 0, ""},
+                              Settlement{&again[1], Settlement::Kind::kAck, 0, ""}})
+                  .ok());
+  broker.reset();
+  QueueStats st = Stats();
+  EXPECT_EQ(st.ready, 0);
+  EXPECT_EQ(st.dead, 0) << "the late park of an abandoned copy must not move it";
+}
+
 TEST_F(RabbitDelivery, ConsumingOnlySomeTopicsIsRefusedWithAnExplanation) {
   IDEM_REQUIRE_RABBITMQ();
   BrokerOptions o;

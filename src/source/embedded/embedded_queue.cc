@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <set>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "store/sqlite/sqlite_db.h"
@@ -177,6 +179,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
       Message m = MessageFromRow(row);
       m.received_at_ms = now;
       m.receipt = std::to_string(AsInt(row[0])) + ":" + std::to_string(token);
+      held_.insert(m.receipt);
       out.push_back(std::move(m));
     }
     return out;
@@ -228,6 +231,9 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
     const int64_t now = env_->NowMs();
     IDEM_RETURN_IF_ERROR(db_->Begin());
     for (const Settlement& s : settlements) {
+      // Given back by AbandonDeliveries: the queue has it again, and even an ack
+      // (which does not check the lease) must not touch it.
+      if (s.message && abandoned_.erase(s.message->receipt)) continue;
       Status st = SettleOne(s, now);
       if (!st.ok()) {
         db_->Rollback();
@@ -236,7 +242,35 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
     }
     Status st = db_->Commit();
     if (!st.ok()) db_->Rollback();
+    for (const Settlement& s : settlements)
+      if (st.ok() && s.message) held_.erase(s.message->receipt);
     return st;
+  }
+
+  Status AbandonDeliveries() override {
+    if (held_.empty()) return Status::OK();
+    const int64_t now = env_->NowMs();
+    IDEM_RETURN_IF_ERROR(db_->Begin());
+    for (const std::string& receipt : held_) {
+      int64_t row = 0, token = 0;
+      if (!ParseReceipt(receipt, &row, &token)) continue;
+      // Only while our lease stands: after it ran out someone else may hold the row.
+      Status st = db_->Exec("UPDATE idem_queue SET visible_at_ms = ?, lease_token = 0 WHERE id = ? AND lease_token = ?",
+                            {now, row, token})
+                      .status();
+      if (!st.ok()) {
+        db_->Rollback();
+        return st;
+      }
+    }
+    Status st = db_->Commit();
+    if (!st.ok()) {
+      db_->Rollback();
+      return st;
+    }
+    abandoned_.insert(held_.begin(), held_.end());
+    held_.clear();
+    return Status::OK();
   }
 
   Result<QueueStats> Stats() override {
@@ -334,6 +368,8 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
   EmbeddedQueueOptions opt_;
   Env* env_;
   std::string topics_json_;
+  std::set<std::string> held_;       // receipts handed out by Poll and not settled yet
+  std::set<std::string> abandoned_;  // receipts given back by AbandonDeliveries
 };
 
 }  // namespace

@@ -83,6 +83,29 @@ TEST_F(EmbeddedQueueTest, UnackedMessageComesBackAfterTheVisibilityTimeout) {
   EXPECT_EQ(queue_->Stats()->dead, 0);
 }
 
+TEST_F(EmbeddedQueueTest, AbandonedDeliveriesComeBackAtOnceAndLateSettlementsDoNothing) {
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(queue_->Publish(Msg("{}")).ok());
+  auto held = queue_->Poll(2, 0);
+  ASSERT_TRUE(held.ok());
+  ASSERT_EQ(held->size(), 2u);
+  ASSERT_TRUE(Settle(*queue_, (*held)[0], Settlement::Kind::kAck).ok());
+  ASSERT_TRUE(queue_->AbandonDeliveries().ok());
+  // No clock movement: the unacked one is ready again next to the untouched third.
+  auto again = queue_->Poll(10, 0);
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->size(), 2u);
+  EXPECT_EQ((*again)[0].id, (*held)[1].id);
+  EXPECT_EQ((*again)[0].delivery_count, 2);
+  EXPECT_TRUE((*again)[0].redelivered);
+  // A late ack of the abandoned copy must not delete the message its new holder works on.
+  ASSERT_TRUE(Settle(*queue_, (*held)[1], Settlement::Kind::kAck).ok());
+  EXPECT_EQ(queue_->Stats()->in_flight, 2);
+  for (auto& m : *again) ASSERT_TRUE(Settle(*queue_, m, Settlement::Kind::kAck).ok());
+  auto stats = queue_->Stats();
+  EXPECT_EQ(stats->ready + stats->delayed + stats->in_flight, 0);
+  EXPECT_TRUE(queue_->AbandonDeliveries().ok()) << "nothing held: nothing to do";
+}
+
 TEST_F(EmbeddedQueueTest, DelayedPublishAndRetryIncrementAttempt) {
   ASSERT_TRUE(queue_->Publish(Msg("{}"), 5'000).ok());
   EXPECT_TRUE(Poll(*queue_).empty());

@@ -60,6 +60,7 @@ class RabbitMqBroker final : public Broker {
 
   Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
   Status Settle(const std::vector<Settlement>& settlements) override;
+  Status AbandonDeliveries() override;
   Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override;
   Result<int64_t> ParkRejected(const Message& message, const std::string& reason) override;
   Result<QueueStats> Stats() override;
@@ -110,6 +111,7 @@ class RabbitMqBroker final : public Broker {
   std::set<std::string> declared_;  // delay queues declared on the current publishing connection
   std::map<std::string, std::unique_ptr<Delivery>> in_flight_;  // by receipt
   std::vector<PendingMove> pending_;
+  std::set<std::string> abandoned_;  // receipts given back by AbandonDeliveries, not settled since
 };
 
 }  // namespace idem::rabbitmq

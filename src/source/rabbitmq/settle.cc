@@ -49,6 +49,11 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
   std::vector<Delivery*> deliveries;
   std::set<std::string> moving;
   for (const PendingMove& p : pending_) moving.insert(p.receipt);
+  // Given back by AbandonDeliveries: RabbitMQ has them again; nothing to do.
+  std::vector<Settlement> kept;
+  for (const Settlement& s : settlements)
+    if (!(s.message && abandoned_.erase(s.message->receipt))) kept.push_back(s);
+  if (kept.size() != settlements.size()) return Settle(kept);
   for (const Settlement& s : settlements) {
     auto it = s.message ? in_flight_.find(s.message->receipt) : in_flight_.end();
     if (it == in_flight_.end() || moving.count(s.message->receipt))
@@ -99,6 +104,18 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
     return Status::Unavailable(std::to_string(forget.size()) +
                                " message(s) were delivered on a RabbitMQ connection that has since been lost; "
                                "RabbitMQ delivers them again and the guard absorbs the copies");
+  return Status::OK();
+}
+
+Status RabbitMqBroker::AbandonDeliveries() {
+  // Closing the consuming connection is RabbitMQ's way of taking deliveries
+  // back: it requeues every unacked one, marked redelivered. Moves not yet
+  // confirmed are dropped with their originals; a copy the broker had already
+  // taken may then exist twice, which the guard absorbs (at least once).
+  for (const auto& [receipt, d] : in_flight_) abandoned_.insert(receipt);
+  in_flight_.clear();
+  pending_.clear();
+  consumer_.Close();
   return Status::OK();
 }
 

@@ -1,0 +1,100 @@
+#include "payments/run_parts.h"
+
+#include <map>
+
+#ifdef IDEM_WITH_REDIS
+#include "idem/redis_filter.h"
+#endif
+#include "payments/idem_consumer.h"
+#include "payments/naive_consumer.h"
+#include "payments/schema.h"
+
+namespace idem::payments::detail {
+namespace {
+
+// The run's own schema on a shared PostgreSQL database.
+std::string RunStoreUrl(const RunOptions& o) {
+  return o.store_url + (o.store_url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" +
+         o.schema;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenRunStore(const RunOptions& o, Env* env) {
+  if (!o.store_url.empty()) return idem::OpenStore(RunStoreUrl(o), env);
+  SqliteStoreOptions so;
+  so.durable_against_power_loss = false;  // a demo: survive a process crash, skip the fsync per commit
+  return OpenSqliteStore(o.dir + "/store.db", so, env);
+}
+
+Status PrepareStore(const Workload& w, const RunOptions& o, Env* env) {
+  if (!o.store_url.empty()) {
+    if (o.schema.empty() || o.schema.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos)
+      return Status::InvalidArgument("run schema '" + o.schema + "' must be a plain lower-case identifier");
+    auto admin = idem::OpenStore(o.store_url, env);
+    if (!admin.ok()) return admin.status();
+    // The name is built by the demo from fixed parts, never from message content.
+    IDEM_RETURN_IF_ERROR(
+        (*admin)->ExecScript("DROP SCHEMA IF EXISTS " + o.schema + " CASCADE; CREATE SCHEMA " + o.schema));
+  }
+  auto store = OpenRunStore(o, env);
+  if (!store.ok()) return store.status();
+  IDEM_RETURN_IF_ERROR(CreateSchema(**store, o.protection ? SchemaVariant::kGuarded : SchemaVariant::kIncident));
+  return SeedData(**store, w.accounts, w.skus, w.orders);
+}
+
+Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_ptr<Broker> queue, size_t index,
+                                               const ConsumerParts& p) {
+  auto store = OpenRunStore(o, p.env);
+  if (!store.ok()) return store.status();
+  if (!o.protection)
+    return std::unique_ptr<Consumer>(std::make_unique<NaiveConsumer>(std::move(queue), std::move(*store), p.env,
+                                                                     p.downstream, index, o.batch_size, p.faults,
+                                                                     p.log));
+  PipelineOptions po;
+  po.consumer_group = "payments";
+  po.batch_size = o.batch_size;
+  po.max_linger_ms = p.max_linger_ms;
+  ServiceOptions so{p.downstream, o.service_log};
+  auto c = IdemConsumer::Create(std::move(queue), std::move(*store), p.env, index, p.faults, p.log, po, so);
+  if (!c.ok()) return c.status();
+  if (!o.redis_url.empty()) {
+#ifdef IDEM_WITH_REDIS
+    RedisFilterOptions ro;
+    ro.key_prefix = p.redis_prefix;
+    auto filter = OpenRedisFilter(o.redis_url, ro, p.env);
+    if (!filter.ok()) return filter.status();
+    IDEM_RETURN_IF_ERROR((*c)->UseFastFilter(std::move(*filter)));
+#else
+    return Status::InvalidArgument("a Redis URL needs the Redis filter, which this build leaves out: "
+                                   "configure with -DIDEM_WITH_REDIS=ON");
+#endif
+  }
+  return std::unique_ptr<Consumer>(std::move(*c));
+}
+
+int64_t DuplicateDeliveries(const Workload& w, const DeliveryLog& log) {
+  std::map<std::string, size_t> event_of;
+  for (const Publication& p : w.publications) event_of[p.message_id] = p.event;
+  std::map<std::pair<size_t, int>, int64_t> per_attempt;
+  for (const Delivery& d : log.deliveries()) per_attempt[{event_of[d.message_id], d.attempt}]++;
+  int64_t dup = 0;
+  for (const auto& [k, n] : per_attempt) dup += n - 1;
+  return dup;
+}
+
+Status MeasureInto(const Workload& w, const RunOptions& o, Env* env, Broker& queue, RunReport* report) {
+  auto store = OpenRunStore(o, env);
+  if (!store.ok()) return store.status();
+  auto damage = Measure(**store, queue, w);
+  if (!damage.ok()) return damage.status();
+  report->damage = *damage;
+  if (!w.incident_payment_id.empty()) {
+    auto times = ChargeTimes(**store, w.incident_payment_id);
+    if (!times.ok()) return times.status();
+    report->incident_charge_times_ms = std::move(*times);
+  }
+  return Status::OK();
+}
+
+}  // namespace idem::payments::detail

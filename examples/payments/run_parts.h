@@ -1,0 +1,45 @@
+// What the two drivers of a scenario share (scenario_run.cc on the embedded
+// queue with a simulated clock, broker_run.cc on a real broker in real time):
+// the run's store, its consumers, and the report measured from what it left.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "idem/broker.h"
+#include "idem/store.h"
+#include "payments/consumer.h"
+#include "payments/downstream.h"
+#include "payments/faults.h"
+#include "payments/scenario_run.h"
+
+namespace idem::payments::detail {
+
+// The run's store: store.db in RunOptions::dir, or its own schema on PostgreSQL.
+Result<std::unique_ptr<Store>> OpenRunStore(const RunOptions& o, Env* env);
+// Creates the store afresh (a PostgreSQL schema is dropped first) with the
+// schema variant of the mode and the workload's accounts, stock and orders.
+Status PrepareStore(const Workload& w, const RunOptions& o, Env* env);
+
+// What every consumer of one run shares.
+struct ConsumerParts {
+  Env* env = nullptr;  // the scenario clock the handlers and the pipeline see
+  SimulatedDownstream* downstream = nullptr;
+  FaultInjector* faults = nullptr;
+  DeliveryLog* log = nullptr;
+  std::string redis_prefix;  // this run's own Redis key prefix (idem runs with a Redis URL)
+  int64_t max_linger_ms = 0;  // PipelineOptions::max_linger_ms of idem consumers
+};
+// Consumer `index` of the run: IdemConsumer (protection on) or NaiveConsumer,
+// reading `queue` and writing its own connection to the run's store.
+Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_ptr<Broker> queue, size_t index,
+                                               const ConsumerParts& parts);
+
+// Deliveries beyond the first of each business event, per retry attempt.
+int64_t DuplicateDeliveries(const Workload& w, const DeliveryLog& log);
+
+// Fills the report's damage and incident charge times from the store and the
+// terminal queue of `queue`. Call after the consumers are closed.
+Status MeasureInto(const Workload& w, const RunOptions& o, Env* env, Broker& queue, RunReport* report);
+
+}  // namespace idem::payments::detail
