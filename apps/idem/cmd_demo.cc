@@ -24,6 +24,8 @@ struct DemoArgs {
   std::vector<std::string> only;
   std::string store_url;
   std::string redis_url;
+  std::string broker;
+  int64_t speedup = 100;
 };
 
 // The folder the runs write into: --keep DIR (created, must not hold an
@@ -86,6 +88,8 @@ payments::RunReport RunOne(const DemoArgs& a, const payments::Workload& w, bool 
   o.store_url = a.store_url;
   o.schema = schema;
   o.redis_url = a.redis_url;
+  o.broker_url = a.broker;
+  o.speedup = a.speedup;
   auto r = payments::RunScenario(w, o);
   if (!r.ok()) throw CliError(label + " failed: " + r.status().ToString() + " (databases in " + dir + ")");
   return std::move(*r);
@@ -93,6 +97,7 @@ payments::RunReport RunOne(const DemoArgs& a, const payments::Workload& w, bool 
 
 void Run(const DemoArgs& a) {
   if (a.messages < 10) throw CliError("--messages must be at least 10", 2);
+  if (a.speedup < 1) throw CliError("--speedup must be at least 1", 2);
   for (const std::string& id : a.only) {
     bool known = false;
     for (const auto& s : payments::Scenarios()) known |= id == s.id;
@@ -103,11 +108,14 @@ void Run(const DemoArgs& a) {
   summary.seed = a.seed;
   summary.messages = a.messages;
   if (folder.kept()) summary.kept_in = folder.path();
-  if (!a.store_url.empty())
-    summary.setup = "PostgreSQL (" + RedactUrl(a.store_url) + ")" +
-                    (a.redis_url.empty() ? "" : " with the Redis fast filter (idem runs)") + " and the embedded queue";
-  else if (!a.redis_url.empty())
-    summary.setup = "a real SQLite store with the Redis fast filter (idem runs) and the embedded queue";
+  const std::string store = a.store_url.empty() ? "a real SQLite store" : "PostgreSQL (" + RedactUrl(a.store_url) + ")";
+  const std::string filter = a.redis_url.empty() ? "" : " with the Redis fast filter (idem runs)";
+  const std::string queue =
+      a.broker.empty() ? "the embedded queue"
+                       : "RabbitMQ (" + RedactUrl(a.broker) + "; a queue per run, in real time " +
+                             std::to_string(a.speedup) + "x faster than the scenario clock)";
+  if (!a.store_url.empty() || !a.redis_url.empty() || !a.broker.empty())
+    summary.setup = store + filter + " and " + queue;
 
   size_t total = 0, done = 0;
   for (const auto& s : payments::Scenarios()) total += Selected(a, s) ? 2 : 0;
@@ -153,7 +161,10 @@ void AddDemoCommand(CLI::App& app) {
       "  A2   crash after commit, before ack                  A5  rebalance to a second consumer\n"
       "  A3   visibility timeout, second consumer takes over  A6  out of order: a late PAID after SHIPPED\n\n"
       "Everything runs in one process on the embedded default (a SQLite store and an embedded queue in a\n"
-      "temporary folder, or in --keep DIR) with a simulated clock, so one seed replays the same run. The\n"
+      "temporary folder, or in --keep DIR) with a simulated clock, so one seed replays the same run. With\n"
+      "--broker amqp://... the same runs go through a real RabbitMQ in real time: publications go out when\n"
+      "their time comes, retries wait in RabbitMQ's TTL queues, a crashed or stalled consumer's connection is\n"
+      "dropped so RabbitMQ redelivers what it held (the same faults, so the counts differ from run to run). The\n"
       "table's effects, charges, balances, states and blocked counts are read from each run's database and\n"
       "terminal queue afterwards; deliveries are counted as the queue hands them out:\n"
       "  duplicate delivered  copies the broker handed out beyond the first of each event\n"
@@ -168,6 +179,7 @@ void AddDemoCommand(CLI::App& app) {
       "  idem demo\n"
       "  idem demo --messages 5000 --seed 42\n"
       "  idem demo --only 001 --keep /tmp/incident   (then: idem dlq list --queue /tmp/incident/001-idem/queue.db)\n"
+      "  idem demo --broker amqp://guest:guest@127.0.0.1:5672/%2f --only 001,A2,A3\n"
       "  idem demo --json | jq '.scenarios[] | {id, off: .off.double_charges, on: .on.double_charges}'");
   cmd->add_flag("--json", args->json, "Print one JSON document instead of the table");
   cmd->add_option("--messages", args->messages, "Business messages per scenario, before duplicates")
@@ -181,6 +193,13 @@ void AddDemoCommand(CLI::App& app) {
                   "(each run gets its own schema idem_demo_<scenario>_<mode>, dropped and re-created)");
   cmd->add_option("--redis-url", args->redis_url,
                   "Put the Redis fast filter in front of the guard for the idem runs, e.g. redis://127.0.0.1:6379");
+  cmd->add_option("--broker", args->broker,
+                  "Run on RabbitMQ instead of the embedded queue, e.g. amqp://guest:guest@127.0.0.1:5672/%2f\n"
+                  "(real time; each run declares its own queues <schema>.<run id>, left for inspection)");
+  cmd->add_option("--speedup", args->speedup,
+                  "With --broker: how much faster than real time the scenario clock runs (a 30 s retry\n"
+                  "rung waits 30 s / speedup in RabbitMQ's wait queue)")
+      ->capture_default_str();
   cmd->callback([args] { Run(*args); });
 }
 

@@ -1,5 +1,7 @@
 #include "demo_report.h"
 
+#include "cli_util.h"
+
 #include <cstdarg>
 #include <cstdio>
 #include <sstream>
@@ -47,7 +49,7 @@ std::string Row(const std::string& scenario, const char* mode, const RunReport& 
 
 json RunJson(const RunReport& r) {
   const Damage& d = r.damage;
-  return json{{"published", r.published},
+  json j{{"published", r.published},
               {"deliveries", r.deliveries},
               {"duplicate_deliveries", r.duplicate_deliveries},
               {"effects_applied", d.effects_applied},
@@ -76,6 +78,8 @@ json RunJson(const RunReport& r) {
               {"busy_seconds", r.busy_seconds},
               {"messages_per_second", r.MessagesPerSecond()},
               {"incident_charge_times_ms", r.incident_charge_times_ms}};
+  if (!r.broker_queue.empty()) j["broker_queue"] = RedactUrl(r.broker_queue);
+  return j;
 }
 
 }  // namespace
@@ -131,6 +135,9 @@ std::string RenderTable(const DemoSummary& s) {
     out << "idem SHOWED DAMAGE in the scenarios above; run with --json and --keep DIR to inspect.\n";
   if (!s.OffShowsDamage()) out << "Note: with this seed and size the naive consumer charged nobody twice.\n";
   if (!s.kept_in.empty()) out << "Databases kept in " << s.kept_in << " (one folder per scenario and mode).\n";
+  for (const DemoRow& r : s.rows)
+    if (r.on.damage.parked > 0 && !r.on.broker_queue.empty())
+      out << r.scenario->id << " terminal queue:  idem dlq list --queue '" << RedactUrl(r.on.broker_queue) << "'\n";
   return out.str();
 }
 

@@ -1,5 +1,6 @@
 #include "payments/measure.h"
 
+#include <algorithm>
 #include <map>
 
 #include "payments/events.h"
@@ -138,7 +139,10 @@ Status CheckTerminalQueue(Broker& queue, const Workload& w, Damage* d) {
     if (w.events[i].expect_parked) refused.count(i) ? d->parked_as_expected++ : d->refusals_missing++;
   auto stats = queue.Stats();
   if (!stats.ok()) return stats.status();
-  d->left_in_queue = stats->ready + stats->delayed + stats->in_flight;
+  // -1 is "this broker cannot tell" (RabbitMQ cannot count in-flight copies;
+  // with the consumers closed, anything unacked is back among the ready ones).
+  d->left_in_queue = std::max<int64_t>(stats->ready, 0) + std::max<int64_t>(stats->delayed, 0) +
+                     std::max<int64_t>(stats->in_flight, 0);
   return Status::OK();
 }
 

@@ -42,4 +42,7 @@ int64_t DuplicateDeliveries(const Workload& w, const DeliveryLog& log);
 // terminal queue of `queue`. Call after the consumers are closed.
 Status MeasureInto(const Workload& w, const RunOptions& o, Env* env, Broker& queue, RunReport* report);
 
+// RunScenario with RunOptions::broker_url set (broker_run.cc).
+Result<RunReport> RunOnBroker(const Workload& workload, const RunOptions& options);
+
 }  // namespace idem::payments::detail

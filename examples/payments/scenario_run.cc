@@ -207,6 +207,7 @@ Result<RunReport> Run::Go() {
 
 Result<RunReport> RunScenario(const Workload& workload, const RunOptions& options) {
   if (options.dir.empty()) return Status::InvalidArgument("RunScenario needs a folder (RunOptions::dir)");
+  if (!options.broker_url.empty()) return detail::RunOnBroker(workload, options);
   Run run(workload, options);
   return run.Go();
 }

@@ -6,6 +6,8 @@
 // fault that needs a second consumer (stall, rebalance) hands the messages
 // over by moving the clock past the visibility timeout, and when nothing is
 // ready the clock moves on (see idle_step_ms) until the queue is empty.
+// With RunOptions::broker_url the run goes to a real broker in real time
+// instead (broker_run.cc); the store, the consumers and the measuring are the same.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,14 @@ struct RunOptions {
   // A redis:// URL puts the Redis fast filter in front of the guard (idem runs
   // only), with keys prefixed by the schema or folder so runs never share them.
   std::string redis_url;
+  // A broker URL runs the scenario on that broker in real time instead of on the
+  // embedded queue with a simulated clock (see broker_run.cc). An amqp:// URL
+  // gets a queue of the run's own, named after `schema` (or "idem_demo") and a
+  // run id; the store stays as above. "" = the embedded queue in `dir`.
+  std::string broker_url;
+  // With broker_url: the scenario clock runs this many times faster than real
+  // time, so a 30 s retry rung waits 0.3 s at 100; default 100.
+  int64_t speedup = 100;
   Env* wall_clock = nullptr;                // measures wall and busy time only; default Env::Default()
   std::function<void(std::string_view)> service_log;  // the payments service's log lines; default none
 };
@@ -56,6 +66,7 @@ struct RunReport {
   double busy_seconds = 0;           // real time of the polling rounds that received messages
   DownstreamStats downstream;        // what the bank and the notice service saw
   std::vector<int64_t> incident_charge_times_ms;  // ledger times of the incident payment's charges
+  std::string broker_queue;          // with RunOptions::broker_url: the URL of the run's own queue
 
   // Deliveries per second of busy time: idle polling while the simulated clock
   // waits for delayed messages is not work, so it is left out.

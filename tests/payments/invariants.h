@@ -25,8 +25,9 @@ struct Violations {
   std::string Summary() const;  // counts and the first few lines of each, for a failure message
 };
 
-// Reads `dir`/store.db and `dir`/queue.db after a run of `w`.
-Violations CheckInvariants(const std::string& dir, const Workload& w);
+// Reads `dir`/store.db and the terminal queue after a run of `w`: `dir`/queue.db,
+// or the broker at `broker_url` (RunReport::broker_queue of a run on a broker).
+Violations CheckInvariants(const std::string& dir, const Workload& w, const std::string& broker_url = "");
 
 // How many legitimate repeat payments (same user, sku and amount as an earlier
 // order, new payment id) were charged exactly once. -1 if one of them was not.

@@ -1,0 +1,249 @@
+// A scenario on a real broker (RunOptions::broker_url), in real time.
+//
+// The embedded driver (scenario_run.cc) moves a simulated clock; a real broker
+// has its own clock (RabbitMQ's TTLs, its redelivery on a lost connection), so
+// here everything runs in real time on a ScaledClock, `speedup` times faster
+// than the scenario: publications go out when their time comes, retries wait in
+// the broker's own wait queues for 1/speedup of their rung, and the faults act
+// the way they do in production:
+//   crash after commit   the consumer's step ends holding unacked copies; its
+//                        broker connection is dropped (AbandonDeliveries) and
+//                        the broker delivers them again
+//   stall / rebalance    the stalled or revoked consumer's connection is
+//                        dropped; the others run until they have received what
+//                        it held; a stalled one then finishes its stale copies,
+//                        whose acks go nowhere
+// One thread steps the consumers in turn, as in the embedded driver. The run is
+// drained when every published copy has been acked or parked (TrackedBroker
+// counts them), not when the broker looks empty: RabbitMQ cannot see into a
+// consumer's prefetch buffer. While nothing is in flight, the clock jumps to
+// the next publication.
+#include <set>
+
+#include "idem/retry.h"
+#include "payments/run_parts.h"
+#include "payments/scaled_clock.h"
+#include "payments/tracked_broker.h"
+
+namespace idem::payments::detail {
+namespace {
+
+// Real milliseconds a poll waits for a first message while the run is idle.
+constexpr int64_t kIdlePollMs = 20;
+// Real time a run may take beyond its scaled drain limit before it is called stuck.
+constexpr int64_t kGraceUs = 60'000'000;
+
+class BrokerRun {
+ public:
+  BrokerRun(const Workload& w, const RunOptions& o)
+      : w_(w),
+        o_(o),
+        wall_(o.wall_clock ? o.wall_clock : Env::Default()),
+        clock_(w.start_ms, o.speedup, w.seed ^ 0x5eed5eed5eedULL, Env::Default()),
+        faults_(&w.faults),
+        downstream_(&clock_, w.faults.downstream) {}
+
+  Result<RunReport> Go();
+
+ private:
+  std::string RunUrl() const;
+  Result<std::unique_ptr<Broker>> Connect() const {
+    BrokerOptions bo;
+    bo.prefetch = o_.batch_size;
+    return OpenBroker(RunUrl(), bo, Env::Default());
+  }
+  Status AddConsumers();
+  Status PublishDue();
+  Status Drive();
+  Status StepAll(bool* progressed, size_t skip = SIZE_MAX);
+  void HandOver(const std::vector<std::string>& ids, size_t from);
+  Status HandOverUntil(const std::vector<std::string>& ids, size_t from);
+  void SetIdle(bool idle) {
+    for (TrackedBroker* t : tracked_) t->set_min_wait_ms(idle ? kIdlePollMs : 0);
+  }
+  Status CheckDeadline(const std::string& what) const {
+    if (Env::Default()->MonotonicMicros() <= deadline_us_) return Status::OK();
+    return Status::Permanent(what + ": " + std::to_string(count_.outstanding()) +
+                             " published copies were neither acked nor parked in time (broker " + RunUrl() + ")");
+  }
+
+  const Workload& w_;
+  const RunOptions& o_;
+  Env* wall_;
+  ScaledClock clock_;
+  FaultInjector faults_;
+  DeliveryLog log_;
+  SimulatedDownstream downstream_;
+  std::string run_id_;
+  std::unique_ptr<Broker> producer_;
+  std::vector<std::unique_ptr<Consumer>> consumers_;
+  std::vector<TrackedBroker*> tracked_;  // consumer i's broker, owned by consumers_[i]
+  CopyCount count_;
+  size_t next_publication_ = 0;
+  int64_t deadline_us_ = 0;
+  int64_t busy_us_ = 0;
+  Status handover_status_;
+};
+
+// amqp:// URLs get the run's own queue (so runs never share one), the prefetch
+// and the wait queues of the scaled ladder; other URLs (an embedded queue file)
+// are used as given.
+std::string BrokerRun::RunUrl() const {
+  const std::string& url = o_.broker_url;
+  if (url.rfind("amqp://", 0) != 0) return url;
+  std::string waits;
+  for (int64_t ms : RetryPolicy{}.ladder_ms)
+    waits += (waits.empty() ? "" : ",") + std::to_string(clock_.ToRealMs(ms));
+  const std::string name = o_.schema.empty() ? "idem_demo" : o_.schema;
+  return url + (url.find('?') == std::string::npos ? "?" : "&") + "queue=" + name + "." + run_id_ +
+         "&prefetch=" + std::to_string(o_.batch_size) + "&known_wait_ms=" + waits;
+}
+
+Status BrokerRun::AddConsumers() {
+  ConsumerParts parts;
+  parts.env = &clock_;
+  parts.downstream = &downstream_;
+  parts.faults = &faults_;
+  parts.log = &log_;
+  if (!o_.redis_url.empty())
+    parts.redis_prefix = "idem-demo:" + (o_.schema.empty() ? o_.dir : o_.schema) + ":" + run_id_ + ":";
+  for (size_t i = 0; i < w_.consumers; ++i) {
+    auto broker = Connect();
+    if (!broker.ok()) return broker.status();
+    auto tracked = std::make_unique<TrackedBroker>(std::move(*broker), &clock_, &count_);
+    TrackedBroker* raw = tracked.get();
+    auto c = MakeConsumer(o_, std::move(tracked), i, parts);
+    if (!c.ok()) return c.status();
+    consumers_.push_back(std::move(*c));
+    tracked_.push_back(raw);
+  }
+  faults_.on_stall = [this](size_t consumer, const std::vector<std::string>& ids) { HandOver(ids, consumer); };
+  return Status::OK();
+}
+
+// Publishes every copy whose time has come, in publishing order.
+Status BrokerRun::PublishDue() {
+  std::vector<Message> batch;
+  const int64_t now = clock_.NowMs();
+  for (; next_publication_ < w_.publications.size(); ++next_publication_) {
+    const Publication& p = w_.publications[next_publication_];
+    if (w_.start_ms + p.at_ms > now) break;
+    const BusinessEvent& e = w_.events[p.event];
+    Message m;
+    m.id = p.message_id;
+    m.topic = e.topic;
+    m.payload = e.payload;
+    m.published_at_ms = now;
+    batch.push_back(std::move(m));
+  }
+  if (batch.empty()) return Status::OK();
+  IDEM_RETURN_IF_ERROR(producer_->PublishBatch(batch, 0));
+  count_.published += static_cast<int64_t>(batch.size());
+  return Status::OK();
+}
+
+Status BrokerRun::StepAll(bool* progressed, size_t skip) {
+  for (size_t i = 0; i < consumers_.size(); ++i) {
+    if (i == skip) continue;
+    auto n = consumers_[i]->Step();
+    if (!n.ok()) return n.status();
+    IDEM_RETURN_IF_ERROR(handover_status_);
+    *progressed |= *n > 0;
+    if (std::vector<std::string> ids = faults_.TakeHandOver(); !ids.empty()) {
+      HandOver(ids, i);
+      IDEM_RETURN_IF_ERROR(handover_status_);
+    }
+    // Still holding copies after its step: the consumer died (or lost its
+    // session) with them. The broker takes them back and delivers them again.
+    if (tracked_[i]->held() > 0) IDEM_RETURN_IF_ERROR(tracked_[i]->AbandonDeliveries());
+  }
+  return Status::OK();
+}
+
+// The broker takes from `from` what it held (its connection is gone, as after a
+// consumer timeout or a rebalance); the others run until each of those messages
+// has reached one of them.
+void BrokerRun::HandOver(const std::vector<std::string>& ids, size_t from) {
+  if (consumers_.size() < 2) {
+    handover_status_ = Status::InvalidArgument("a hand-over needs a second consumer");
+    return;
+  }
+  faults_.SetHandingOver(true);
+  handover_status_ = HandOverUntil(ids, from);
+  faults_.SetHandingOver(false);
+}
+
+Status BrokerRun::HandOverUntil(const std::vector<std::string>& ids, size_t from) {
+  IDEM_RETURN_IF_ERROR(tracked_[from]->AbandonDeliveries());
+  std::set<std::string> waiting(ids.begin(), ids.end());
+  size_t seen = log_.deliveries().size();
+  while (!waiting.empty()) {
+    IDEM_RETURN_IF_ERROR(PublishDue());
+    bool progressed = false;
+    IDEM_RETURN_IF_ERROR(StepAll(&progressed, from));
+    for (; seen < log_.deliveries().size(); ++seen)
+      if (log_.deliveries()[seen].consumer != from) waiting.erase(log_.deliveries()[seen].message_id);
+    SetIdle(!progressed);
+    IDEM_RETURN_IF_ERROR(CheckDeadline("hand-over: " + std::to_string(waiting.size()) +
+                                       " message(s) never reached another consumer"));
+  }
+  return Status::OK();
+}
+
+Status BrokerRun::Drive() {
+  const std::vector<Publication>& pubs = w_.publications;
+  for (;;) {
+    IDEM_RETURN_IF_ERROR(PublishDue());
+    if (count_.outstanding() == 0) {
+      if (next_publication_ == pubs.size()) return Status::OK();
+      // Nothing in flight anywhere: the quiet time until the next publication
+      // cannot change anything, so it is skipped.
+      clock_.JumpTo(w_.start_ms + pubs[next_publication_].at_ms);
+      continue;
+    }
+    bool progressed = false;
+    const int64_t round_start = wall_->MonotonicMicros();
+    IDEM_RETURN_IF_ERROR(StepAll(&progressed));
+    if (progressed) busy_us_ += wall_->MonotonicMicros() - round_start;
+    SetIdle(!progressed);
+    IDEM_RETURN_IF_ERROR(CheckDeadline("the run did not drain"));
+  }
+}
+
+Result<RunReport> BrokerRun::Go() {
+  if (o_.speedup < 1) return Status::InvalidArgument("speedup must be at least 1");
+  run_id_ = std::to_string(wall_->Random64() % 1'000'000'000'000ULL);
+  IDEM_RETURN_IF_ERROR(PrepareStore(w_, o_, &clock_));
+  auto producer = Connect();
+  if (!producer.ok()) return producer.status();
+  producer_ = std::move(*producer);
+  IDEM_RETURN_IF_ERROR(AddConsumers());
+
+  clock_.Restart();
+  const int64_t t0 = wall_->MonotonicMicros();
+  deadline_us_ = Env::Default()->MonotonicMicros() + o_.max_drain_ms * 1000 / clock_.speedup() + kGraceUs;
+  IDEM_RETURN_IF_ERROR(Drive());
+  RunReport report;
+  report.wall_seconds = static_cast<double>(wall_->MonotonicMicros() - t0) / 1e6;
+  report.busy_seconds = static_cast<double>(busy_us_) / 1e6;
+  const int64_t simulated_ms = clock_.NowMs() - w_.start_ms;
+  consumers_.clear();  // close their connections: anything unacked would show up as ready
+
+  IDEM_RETURN_IF_ERROR(MeasureInto(w_, o_, &clock_, *producer_, &report));
+  report.published = count_.published;
+  report.deliveries = static_cast<int64_t>(log_.deliveries().size());
+  report.duplicate_deliveries = DuplicateDeliveries(w_, log_);
+  report.simulated_ms = simulated_ms;
+  report.downstream = downstream_.stats();
+  report.broker_queue = RunUrl();
+  return report;
+}
+
+}  // namespace
+
+Result<RunReport> RunOnBroker(const Workload& workload, const RunOptions& options) {
+  BrokerRun run(workload, options);
+  return run.Go();
+}
+
+}  // namespace idem::payments::detail
