@@ -91,13 +91,19 @@ payments::RunReport RunOne(const DemoArgs& a, const payments::Workload& w, bool 
   o.broker_url = a.broker;
   o.speedup = a.speedup;
   auto r = payments::RunScenario(w, o);
-  if (!r.ok()) throw CliError(label + " failed: " + r.status().ToString() + " (databases in " + dir + ")");
+  if (!r.ok())
+    throw CliError(label + " failed: " + r.status().ToString() +
+                   (a.keep.empty() ? "" : " (databases in " + dir + ")"));
   return std::move(*r);
 }
 
 void Run(const DemoArgs& a) {
   if (a.messages < 10) throw CliError("--messages must be at least 10", 2);
   if (a.speedup < 1) throw CliError("--speedup must be at least 1", 2);
+  if (!a.broker.empty() && a.broker.rfind("amqp://", 0) != 0)
+    throw CliError("--broker takes a RabbitMQ URL, e.g. amqp://guest:guest@127.0.0.1:5672/%2f "
+                   "(without --broker the demo runs on the embedded queue)",
+                   2);
   for (const std::string& id : a.only) {
     bool known = false;
     for (const auto& s : payments::Scenarios()) known |= id == s.id;
@@ -130,8 +136,13 @@ void Run(const DemoArgs& a) {
       std::cerr << "[" << ++done << "/" << total << "] " << label << " ... " << std::flush;
       std::string schema = "idem_demo_" + std::string(s.id) + "_" + mode;
       for (char& ch : schema) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      payments::RunReport r =
-          RunOne(a, w, protection, folder.Sub(std::string(s.id) + "-" + mode), label, schema);
+      payments::RunReport r;
+      try {
+        r = RunOne(a, w, protection, folder.Sub(std::string(s.id) + "-" + mode), label, schema);
+      } catch (const CliError&) {
+        std::cerr << "failed\n";  // ends the progress line; the error follows on its own
+        throw;
+      }
       std::cerr << r.damage.double_charges << " double charge(s), " << r.duplicate_deliveries
                 << " duplicate deliveries, " << Fmt1(r.wall_seconds) << " s\n";
       (protection ? row.on : row.off) = std::move(r);
@@ -164,7 +175,8 @@ void AddDemoCommand(CLI::App& app) {
       "temporary folder, or in --keep DIR) with a simulated clock, so one seed replays the same run. With\n"
       "--broker amqp://... the same runs go through a real RabbitMQ in real time: publications go out when\n"
       "their time comes, retries wait in RabbitMQ's TTL queues, a crashed or stalled consumer's connection is\n"
-      "dropped so RabbitMQ redelivers what it held (the same faults, so the counts differ from run to run). The\n"
+      "dropped so RabbitMQ redelivers what it held. The faults are the same; real timing decides which copies\n"
+      "meet, so the naive consumer's counts vary from run to run (idem's may not). The\n"
       "table's effects, charges, balances, states and blocked counts are read from each run's database and\n"
       "terminal queue afterwards; deliveries are counted as the queue hands them out:\n"
       "  duplicate delivered  copies the broker handed out beyond the first of each event\n"

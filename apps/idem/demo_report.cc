@@ -135,9 +135,16 @@ std::string RenderTable(const DemoSummary& s) {
     out << "idem SHOWED DAMAGE in the scenarios above; run with --json and --keep DIR to inspect.\n";
   if (!s.OffShowsDamage()) out << "Note: with this seed and size the naive consumer charged nobody twice.\n";
   if (!s.kept_in.empty()) out << "Databases kept in " << s.kept_in << " (one folder per scenario and mode).\n";
-  for (const DemoRow& r : s.rows)
-    if (r.on.damage.parked > 0 && !r.on.broker_queue.empty())
-      out << r.scenario->id << " terminal queue:  idem dlq list --queue '" << RedactUrl(r.on.broker_queue) << "'\n";
+  bool header = false;
+  for (const DemoRow& r : s.rows) {
+    if (r.on.damage.parked == 0 || r.on.broker_queue.empty()) continue;
+    if (!header) out << "What idem parked stays in each run's terminal queue on the broker:\n";
+    header = true;
+    // The console needs only the queue; prefetch and wait queues are the run's own business.
+    std::string url = RedactUrl(r.on.broker_queue);
+    url = url.substr(0, url.find("&prefetch="));
+    out << "  " << r.scenario->id << "  idem dlq list --queue '" << url << "'\n";
+  }
   return out.str();
 }
 

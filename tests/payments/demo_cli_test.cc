@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "testing/test_util.h"
+
 namespace {
 
 struct Output {
@@ -76,10 +78,15 @@ TEST(DemoCli, TableNamesTheIncidentAndTheVerdict) {
 TEST(DemoCli, HelpTeachesAndBadUsageExitsTwo) {
   Output help = RunCli("demo --help");
   EXPECT_EQ(help.exit_code, 0);
-  for (const char* word : {"--messages", "--seed", "--keep", "--json", "double charges", "Exit status"})
+  for (const char* word : {"--messages", "--seed", "--keep", "--json", "--broker", "--speedup", "double charges",
+                           "Exit status"})
     EXPECT_NE(help.out.find(word), std::string::npos) << word;
   EXPECT_EQ(RunCli("demo --messages 3").exit_code, 2);
   EXPECT_EQ(RunCli("demo --only A9").exit_code, 2);
+  auto not_rabbit = idem::testing::RunProcess({IDEM_CLI_PATH, "demo", "--broker", "kafka://127.0.0.1:9092"});
+  EXPECT_EQ(not_rabbit.exit_code, 2);
+  EXPECT_NE(not_rabbit.err.find("amqp://"), std::string::npos) << not_rabbit.err;
+  EXPECT_EQ(RunCli("demo --broker amqp://127.0.0.1 --speedup 0").exit_code, 2);
 }
 
 }  // namespace

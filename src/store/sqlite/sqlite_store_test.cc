@@ -6,10 +6,10 @@
 namespace idem::testing {
 namespace {
 
-// One temp folder per process; each test gets a fresh file inside it.
+// One temp folder per process, removed at exit; each test gets a fresh file inside it.
 TempDir& Dir() {
-  static TempDir* dir = new TempDir();
-  return *dir;
+  static TempDir dir;
+  return dir;
 }
 
 StoreFactory SqliteFactory() {
