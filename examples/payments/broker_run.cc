@@ -18,9 +18,8 @@
 // counts them), not when the broker looks empty: RabbitMQ cannot see into a
 // consumer's prefetch buffer. While nothing is in flight, the clock jumps to
 // the next publication.
-#include <set>
-
 #include "idem/retry.h"
+#include "payments/consumer_turns.h"
 #include "payments/run_parts.h"
 #include "payments/scaled_clock.h"
 #include "payments/tracked_broker.h"
@@ -33,14 +32,14 @@ constexpr int64_t kIdlePollMs = 20;
 // Real time a run may take beyond its scaled drain limit before it is called stuck.
 constexpr int64_t kGraceUs = 60'000'000;
 
-class BrokerRun {
+class BrokerRun final : public ConsumerTurns {
  public:
   BrokerRun(const Workload& w, const RunOptions& o)
-      : w_(w),
+      : ConsumerTurns(&w.faults),
+        w_(w),
         o_(o),
         wall_(o.wall_clock ? o.wall_clock : Env::Default()),
         clock_(w.start_ms, o.speedup, w.seed ^ 0x5eed5eed5eedULL, Env::Default()),
-        faults_(&w.faults),
         downstream_(&clock_, w.faults.downstream) {}
 
   Result<RunReport> Go();
@@ -55,9 +54,8 @@ class BrokerRun {
   Status AddConsumers();
   Status PublishDue();
   Status Drive();
-  Status StepAll(bool* progressed, size_t skip = SIZE_MAX);
-  void HandOver(const std::vector<std::string>& ids, size_t from);
-  Status HandOverUntil(const std::vector<std::string>& ids, size_t from);
+  Status HandOverUntil(const std::vector<std::string>& ids, size_t from) override;
+  Status AfterStep(size_t i) override;
   void SetIdle(bool idle) {
     for (TrackedBroker* t : tracked_) t->set_min_wait_ms(idle ? kIdlePollMs : 0);
   }
@@ -71,18 +69,15 @@ class BrokerRun {
   const RunOptions& o_;
   Env* wall_;
   ScaledClock clock_;
-  FaultInjector faults_;
   DeliveryLog log_;
   SimulatedDownstream downstream_;
   std::string run_id_;
   std::unique_ptr<Broker> producer_;
-  std::vector<std::unique_ptr<Consumer>> consumers_;
   std::vector<TrackedBroker*> tracked_;  // consumer i's broker, owned by consumers_[i]
   CopyCount count_;
   size_t next_publication_ = 0;
   int64_t deadline_us_ = 0;
   int64_t busy_us_ = 0;
-  Status handover_status_;
 };
 
 // amqp:// URLs get the run's own queue (so runs never share one), the prefetch
@@ -117,7 +112,6 @@ Status BrokerRun::AddConsumers() {
     consumers_.push_back(std::move(*c));
     tracked_.push_back(raw);
   }
-  faults_.on_stall = [this](size_t consumer, const std::vector<std::string>& ids) { HandOver(ids, consumer); };
   return Status::OK();
 }
 
@@ -142,50 +136,25 @@ Status BrokerRun::PublishDue() {
   return Status::OK();
 }
 
-Status BrokerRun::StepAll(bool* progressed, size_t skip) {
-  for (size_t i = 0; i < consumers_.size(); ++i) {
-    if (i == skip) continue;
-    auto n = consumers_[i]->Step();
-    if (!n.ok()) return n.status();
-    IDEM_RETURN_IF_ERROR(handover_status_);
-    *progressed |= *n > 0;
-    if (std::vector<std::string> ids = faults_.TakeHandOver(); !ids.empty()) {
-      HandOver(ids, i);
-      IDEM_RETURN_IF_ERROR(handover_status_);
-    }
-    // Still holding copies after its step: the consumer died (or lost its
-    // session) with them. The broker takes them back and delivers them again.
-    if (tracked_[i]->held() > 0) IDEM_RETURN_IF_ERROR(tracked_[i]->AbandonDeliveries());
-  }
-  return Status::OK();
+// Still holding copies after its step: the consumer died (or lost its session)
+// with them. The broker takes them back and delivers them again.
+Status BrokerRun::AfterStep(size_t i) {
+  return tracked_[i]->held() > 0 ? tracked_[i]->AbandonDeliveries() : Status::OK();
 }
 
 // The broker takes from `from` what it held (its connection is gone, as after a
 // consumer timeout or a rebalance); the others run until each of those messages
 // has reached one of them.
-void BrokerRun::HandOver(const std::vector<std::string>& ids, size_t from) {
-  if (consumers_.size() < 2) {
-    handover_status_ = Status::InvalidArgument("a hand-over needs a second consumer");
-    return;
-  }
-  faults_.SetHandingOver(true);
-  handover_status_ = HandOverUntil(ids, from);
-  faults_.SetHandingOver(false);
-}
-
 Status BrokerRun::HandOverUntil(const std::vector<std::string>& ids, size_t from) {
   IDEM_RETURN_IF_ERROR(tracked_[from]->AbandonDeliveries());
-  std::set<std::string> waiting(ids.begin(), ids.end());
-  size_t seen = log_.deliveries().size();
-  while (!waiting.empty()) {
+  HandOverWait wait(ids, from, log_);
+  while (!wait.Done()) {
     IDEM_RETURN_IF_ERROR(PublishDue());
     bool progressed = false;
     IDEM_RETURN_IF_ERROR(StepAll(&progressed, from));
-    for (; seen < log_.deliveries().size(); ++seen)
-      if (log_.deliveries()[seen].consumer != from) waiting.erase(log_.deliveries()[seen].message_id);
     SetIdle(!progressed);
-    IDEM_RETURN_IF_ERROR(CheckDeadline("hand-over: " + std::to_string(waiting.size()) +
-                                       " message(s) never reached another consumer"));
+    IDEM_RETURN_IF_ERROR(
+        CheckDeadline("hand-over: " + std::to_string(wait.left()) + " message(s) never reached another consumer"));
   }
   return Status::OK();
 }

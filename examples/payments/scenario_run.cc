@@ -4,6 +4,7 @@
 #include <set>
 
 #include "idem/embedded_queue.h"
+#include "payments/consumer_turns.h"
 #include "payments/run_parts.h"
 #include "payments/seeded_env.h"
 
@@ -26,14 +27,14 @@ class IdleStep {
   int64_t step_ = min_;
 };
 
-class Run {
+class Run final : public detail::ConsumerTurns {
  public:
   Run(const Workload& w, const RunOptions& o)
-      : w_(w),
+      : ConsumerTurns(&w.faults),
+        w_(w),
         o_(o),
         env_(w.start_ms, w.seed ^ 0x5eed5eed5eedULL),
         wall_(o.wall_clock ? o.wall_clock : Env::Default()),
-        faults_(&w.faults),
         downstream_(&env_, w.faults.downstream) {}
 
   Result<RunReport> Go();
@@ -49,20 +50,15 @@ class Run {
   Status Publish(EmbeddedQueue& queue);
   Status AddConsumers();
   Status Drive(EmbeddedQueue& queue);
-  Status StepAll(bool* progressed, size_t skip = SIZE_MAX);
-  void HandOver(const std::vector<std::string>& ids, size_t from);
-  void HandOverUntil(const std::vector<std::string>& ids, size_t from);
+  Status HandOverUntil(const std::vector<std::string>& ids, size_t from) override;
 
   const Workload& w_;
   const RunOptions& o_;
   SeededEnv env_;
   Env* wall_;  // real time: wall and busy seconds, and the Redis key prefix of a run
   int64_t busy_us_ = 0;
-  FaultInjector faults_;
   DeliveryLog log_;
   SimulatedDownstream downstream_;
-  std::vector<std::unique_ptr<Consumer>> consumers_;
-  Status handover_status_;
 };
 
 Status Run::Publish(EmbeddedQueue& queue) {
@@ -98,63 +94,30 @@ Status Run::AddConsumers() {
     if (!c.ok()) return c.status();
     consumers_.push_back(std::move(*c));
   }
-  faults_.on_stall = [this](size_t consumer, const std::vector<std::string>& ids) { HandOver(ids, consumer); };
-  return Status::OK();
-}
-
-Status Run::StepAll(bool* progressed, size_t skip) {
-  for (size_t i = 0; i < consumers_.size(); ++i) {
-    if (i == skip) continue;
-    auto n = consumers_[i]->Step();
-    if (!n.ok()) return n.status();
-    IDEM_RETURN_IF_ERROR(handover_status_);
-    *progressed |= *n > 0;
-    if (std::vector<std::string> ids = faults_.TakeHandOver(); !ids.empty()) {
-      HandOver(ids, i);
-      IDEM_RETURN_IF_ERROR(handover_status_);
-    }
-  }
   return Status::OK();
 }
 
 // The messages `from` held go to the other consumers: the clock passes the
 // visibility timeout (the broker's verdict that `from` is gone), then the
 // others consume until each of those messages has reached one of them.
-void Run::HandOver(const std::vector<std::string>& ids, size_t from) {
-  if (consumers_.size() < 2) {
-    handover_status_ = Status::InvalidArgument("a hand-over needs a second consumer");
-    return;
-  }
-  faults_.SetHandingOver(true);
-  HandOverUntil(ids, from);
-  faults_.SetHandingOver(false);
-}
-
-void Run::HandOverUntil(const std::vector<std::string>& ids, size_t from) {
+Status Run::HandOverUntil(const std::vector<std::string>& ids, size_t from) {
   env_.Advance(o_.visibility_timeout_ms + o_.idle_step_ms);
-  std::set<std::string> waiting(ids.begin(), ids.end());
-  size_t seen = log_.deliveries().size();
+  detail::HandOverWait wait(ids, from, log_);
   const int64_t deadline = env_.NowMs() + o_.max_drain_ms;
   IdleStep idle(o_);
-  while (!waiting.empty()) {
+  while (!wait.Done()) {
     bool progressed = false;
-    if (Status s = StepAll(&progressed, from); !s.ok()) {
-      handover_status_ = s;
-      return;
-    }
-    for (; seen < log_.deliveries().size(); ++seen)
-      if (log_.deliveries()[seen].consumer != from) waiting.erase(log_.deliveries()[seen].message_id);
+    IDEM_RETURN_IF_ERROR(StepAll(&progressed, from));
     if (progressed) {
       idle.Reset();
       continue;
     }
-    if (env_.NowMs() > deadline) {
-      handover_status_ = Status::Permanent("hand-over: " + std::to_string(waiting.size()) +
-                                           " message(s) never reached another consumer");
-      return;
-    }
+    if (env_.NowMs() > deadline)
+      return Status::Permanent("hand-over: " + std::to_string(wait.left()) +
+                               " message(s) never reached another consumer");
     env_.Advance(idle.Next());
   }
+  return Status::OK();
 }
 
 Status Run::Drive(EmbeddedQueue& queue) {
