@@ -44,10 +44,13 @@ enum class InsertOutcome { kInserted, kAlreadyApplied };
 
 // Inserts one row into `table`. When a UNIQUE or PRIMARY KEY constraint rejects
 // it (the ledger already holds this (biz_no, type)), returns kAlreadyApplied and
-// the transaction stays usable with everything written before still in place:
-// the INSERT runs under its own savepoint, because PostgreSQL aborts the whole
-// transaction on any error. Any other failure (NOT NULL, CHECK, I/O) is returned
-// as an error — it never passes for "already applied".
+// the transaction stays usable with everything written before still in place
+// (PostgreSQL and SQLite: INSERT … ON CONFLICT DO NOTHING, one statement; other
+// engines: the INSERT under its own savepoint). Any other failure (NOT NULL,
+// CHECK, I/O) is returned as an error — it never passes for "already applied" —
+// and leaves the transaction as a failed statement does (PostgreSQL: aborted
+// until the enclosing savepoint is rolled back; the pipeline's per-message
+// savepoint does that).
 // REQUIRES: `table` has the UNIQUE constraint that defines "the same row".
 Result<InsertOutcome> InsertOnce(SqlTx& tx, std::string_view table, const std::vector<Column>& row);
 

@@ -17,7 +17,19 @@ Result<InsertOutcome> InsertOnce(SqlTx& tx, std::string_view table, const std::v
   }
   sql += ") VALUES (" + guards::ParameterMarkers(row.size()) + ")";
 
-  // The savepoint keeps the caller's transaction alive after the violation
+  // PostgreSQL and SQLite skip a row that violates a unique constraint inside
+  // the statement: one round trip instead of three, and no error, so the
+  // transaction stays usable. Any other failure (NOT NULL, CHECK) is still an
+  // error; on PostgreSQL it aborts the transaction until the enclosing savepoint
+  // (the pipeline's per-message one) is rolled back, like any failed statement.
+  const std::string_view dialect = tx.Dialect();
+  if (dialect == "postgres" || dialect == "sqlite") {
+    auto n = tx.Exec(sql + " ON CONFLICT DO NOTHING", params);
+    if (!n.ok()) return n.status();
+    return *n > 0 ? InsertOutcome::kInserted : InsertOutcome::kAlreadyApplied;
+  }
+
+  // Elsewhere (MySQL's INSERT IGNORE would also swallow other errors) the savepoint keeps the caller's transaction alive after the violation
   // (PostgreSQL would otherwise refuse every later statement) and undoes only
   // this statement, not what the handler wrote before it.
   constexpr std::string_view kSavepoint = "idem_insert_once";
