@@ -54,6 +54,9 @@
 //   - Receipts carry the connection generation: after a reconnect, a stale
 //     delivery tag is never acked on the new channel; the broker has already put
 //     the message back and the guard absorbs the redelivered copy.
+//   - AbandonDeliveries closes the consuming connection: RabbitMQ requeues every
+//     unacked delivery (redelivered=true), the next Poll reconnects, and a late
+//     Settle of an abandoned receipt does nothing.
 //   - Connections are re-established on the next call after a broker restart or
 //     a network failure; errors meanwhile are retryable (Status::Unavailable).
 //   - rabbitmq-c answers heartbeats only inside calls: keep one batch's work
