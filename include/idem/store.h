@@ -41,6 +41,10 @@ class StoreTx : public SqlTx {
   // Inserts a PROCESSING record with the given lease for every key that has none,
   // and reads the record of every key that has one, in as few statements as the
   // engine allows. Existing records are not modified. Results are in request order.
+  // A store may write a new key's record later in the same transaction (SQLite
+  // writes it once, finished, at Complete — or as PROCESSING at Commit); others
+  // see the same outcome, but SQL run through this transaction between Claim and
+  // Complete may not find the row.
   // REQUIRES: keys within one call are distinct.
   virtual Result<std::vector<ClaimResult>> Claim(std::string_view group,
                                                  std::span<const ClaimRequest> requests,

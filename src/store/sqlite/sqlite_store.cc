@@ -4,6 +4,10 @@
 // completions) holds the write lock once and pays one fsync at COMMIT.
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
 #include <nlohmann/json.hpp>
 
 #include "core/record_row.h"
@@ -59,17 +63,18 @@ class SqliteTx final : public StoreTx {
   Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
     return db_->Query(sql, params);
   }
-  Status Savepoint(std::string_view name) override {
-    return db_->ExecScript("SAVEPOINT " + std::string(name));
-  }
+  // Prepared (and cached by Db) like any statement: the pipeline opens and
+  // releases a savepoint per message, and sqlite3_exec would parse each one anew.
+  Status Savepoint(std::string_view name) override { return db_->Exec("SAVEPOINT " + std::string(name), {}).status(); }
   Status RollbackTo(std::string_view name) override {
-    return db_->ExecScript("ROLLBACK TO " + std::string(name));
+    return db_->Exec("ROLLBACK TO " + std::string(name), {}).status();
   }
-  Status Release(std::string_view name) override { return db_->ExecScript("RELEASE " + std::string(name)); }
+  Status Release(std::string_view name) override { return db_->Exec("RELEASE " + std::string(name), {}).status(); }
   std::string_view Dialect() const override { return "sqlite"; }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
                                          int64_t now_ms, int64_t lease_until_ms) override {
+    IDEM_RETURN_IF_ERROR(WritePending());  // a second Claim in one transaction must see the first one's records
     std::vector<ClaimResult> out(requests.size());
     // One read for the whole batch: the keys travel as one JSON array parameter.
     std::string keys = JsonArrayOfKeys(requests);
@@ -83,19 +88,16 @@ class SqliteTx final : public StoreTx {
       Record r = RecordFromRow(row);
       found.emplace(r.key, std::move(r));
     }
-    // We hold the write lock (BEGIN IMMEDIATE), so absent keys stay absent until we insert them.
+    // We hold the write lock (BEGIN IMMEDIATE), so absent keys stay absent until
+    // we write them — which is why their first write can wait for Complete.
     for (size_t i = 0; i < requests.size(); ++i) {
       auto it = found.find(requests[i].key);
       if (it != found.end()) {
         out[i].existing = std::move(it->second);
         continue;
       }
-      auto n = db_->Exec(
-          "INSERT INTO idem_records (consumer_group, key, status, fingerprint, message_id, attempts, "
-          "lease_until_ms, first_seen_ms, last_seen_ms) VALUES (?, ?, 'PROCESSING', ?, ?, 0, ?, ?, ?)",
-          {std::string(group), requests[i].key, requests[i].fingerprint, requests[i].message_id,
-           lease_until_ms, now_ms, now_ms});
-      if (!n.ok()) return n.status();
+      pending_[PendingKey(group, requests[i].key)] =
+          PendingRecord{std::string(group), requests[i], now_ms, lease_until_ms};
       out[i].inserted = true;
     }
     return out;
@@ -103,6 +105,7 @@ class SqliteTx final : public StoreTx {
 
   Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
                   int64_t lease_until_ms) override {
+    if (pending_.count(PendingKey(group, req.key))) IDEM_RETURN_IF_ERROR(WritePending());
     auto n = db_->Exec(
         "UPDATE idem_records SET status = 'PROCESSING', message_id = ?, lease_until_ms = ?, last_seen_ms = ? "
         "WHERE consumer_group = ? AND key = ?",
@@ -114,6 +117,19 @@ class SqliteTx final : public StoreTx {
 
   Status Complete(std::string_view group, std::string_view key, RecordStatus status, std::string_view error,
                   std::string_view summary, int64_t now_ms) override {
+    if (auto p = pending_.find(PendingKey(group, key)); p != pending_.end()) {
+      // Claimed in this transaction and not written yet: one INSERT of the
+      // finished record instead of an INSERT of PROCESSING and an UPDATE.
+      const PendingRecord& r = p->second;
+      auto n = db_->Exec(
+          "INSERT INTO idem_records (consumer_group, key, status, fingerprint, message_id, attempts, "
+          "lease_until_ms, first_seen_ms, last_seen_ms, last_error, result_summary) "
+          "VALUES (?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?)",
+          {r.group, r.request.key, std::string(RecordStatusName(status)), r.request.fingerprint,
+           r.request.message_id, r.now_ms, std::max(r.now_ms, now_ms), std::string(error), std::string(summary)});
+      pending_.erase(p);
+      return n.status();
+    }
     auto n = db_->Exec(
         "UPDATE idem_records SET status = ?, attempts = attempts + 1, last_error = ?, result_summary = ?, "
         "lease_until_ms = 0, last_seen_ms = ? WHERE consumer_group = ? AND key = ?",
@@ -125,6 +141,7 @@ class SqliteTx final : public StoreTx {
   }
 
   Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) override {
+    if (pending_.count(PendingKey(group, key))) IDEM_RETURN_IF_ERROR(WritePending());
     auto n = db_->Exec(
         "UPDATE idem_records SET duplicates = duplicates + 1, last_seen_ms = MAX(last_seen_ms, ?) "
         "WHERE consumer_group = ? AND key = ?",
@@ -133,7 +150,9 @@ class SqliteTx final : public StoreTx {
   }
 
   Status Commit() override {
-    Status s = db_->Commit();
+    Status s = WritePending();
+    if (!s.ok()) return s;
+    s = db_->Commit();
     if (!s.ok()) db_->Rollback();
     done_ = true;
     return s;
@@ -142,11 +161,43 @@ class SqliteTx final : public StoreTx {
   void Rollback() override {
     if (!done_) db_->Rollback();
     done_ = true;
+    pending_.clear();
   }
 
  private:
+  // A new key's record as Claim would have inserted it (PROCESSING, with the lease).
+  struct PendingRecord {
+    std::string group;
+    ClaimRequest request;
+    int64_t now_ms = 0;
+    int64_t lease_until_ms = 0;
+  };
+  static std::string PendingKey(std::string_view group, std::string_view key) {
+    std::string k(group);
+    k.push_back('\0');  // keys and groups never hold NUL (core/key.cc)
+    k.append(key);
+    return k;
+  }
+  // Writes the claims no Complete has written yet, as PROCESSING records: what
+  // Claim promises, for a transaction that commits (or claims again) before
+  // completing every key.
+  Status WritePending() {
+    for (const auto& [k, r] : pending_) {
+      auto n = db_->Exec(
+          "INSERT INTO idem_records (consumer_group, key, status, fingerprint, message_id, attempts, "
+          "lease_until_ms, first_seen_ms, last_seen_ms) VALUES (?, ?, 'PROCESSING', ?, ?, 0, ?, ?, ?)",
+          {r.group, r.request.key, r.request.fingerprint, r.request.message_id, r.lease_until_ms, r.now_ms,
+           r.now_ms});
+      if (!n.ok()) return n.status();
+    }
+    pending_.clear();
+    return Status::OK();
+  }
+
   sqlite::Db* db_;
   bool done_ = false;
+  // Keys claimed by this transaction whose record is not written yet (see Claim).
+  std::unordered_map<std::string, PendingRecord> pending_;
 };
 
 class SqliteStore final : public Store {
