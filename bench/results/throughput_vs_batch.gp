@@ -9,32 +9,32 @@ set xlabel 'batch size (messages per transaction)'
 set ylabel 'messages / s (log scale)'
 set xtics (1, 10, 100, 1000)
 $idem_0 << EOD
-1 2939.95
-10 9732.58
-100 13895.2
-1000 21405.9
+1 1436.75
+10 8241.05
+100 19287.4
+1000 22315.4
 EOD
 $ceiling_0 << EOD
-1 3716.4
-10 20409.1
-100 44039.3
-1000 39108.9
+1 1839.07
+10 13049.3
+100 37265.7
+1000 26257.4
 EOD
 $idem_1 << EOD
-1 589.191
-10 1464.6
-100 1150.31
-1000 3057.44
+1 706.568
+10 1911.5
+100 1024.97
+1000 3291.37
 EOD
 $ceiling_1 << EOD
-1 1483.2
-10 2857.66
-100 3356.36
-1000 3805.24
+1 1482.26
+10 3457.2
+100 3279.67
+1000 2650.67
 EOD
 plot $idem_0 with linespoints lw 2 pt 7 dt 1 lc rgb '#1f77b4' title "idem, sqlite", \
      $ceiling_0 with linespoints lw 2 pt 6 dt 2 lc rgb '#1f77b4' title "ceiling (no guard), sqlite", \
-     1844.024377 with lines lw 1.5 dt 3 lc rgb '#1f77b4' title "naive (one message per transaction), sqlite", \
+     1129.637221 with lines lw 1.5 dt 3 lc rgb '#1f77b4' title "naive (one message per transaction), sqlite", \
      $idem_1 with linespoints lw 2 pt 7 dt 1 lc rgb '#d62728' title "idem, postgres+redis", \
      $ceiling_1 with linespoints lw 2 pt 6 dt 2 lc rgb '#d62728' title "ceiling (no guard), postgres", \
-     636.564607 with lines lw 1.5 dt 3 lc rgb '#d62728' title "naive (one message per transaction), postgres+redis"
+     660.503258 with lines lw 1.5 dt 3 lc rgb '#d62728' title "naive (one message per transaction), postgres+redis"
