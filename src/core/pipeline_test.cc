@@ -269,7 +269,7 @@ TEST_F(PipelineTest, ReplayFromTerminalQueueRunsAgainAfterTheFixAndOnlyOnce) {
   auto p = Make();
   Drain(*p);
   ASSERT_EQ(Stats().dead, 1);
-  ASSERT_TRUE(store_->ExecScript("INSERT INTO accounts (user, balance) VALUES ('u3', 100)").ok());
+  ASSERT_TRUE(store_->ExecScript("INSERT INTO accounts (owner, balance) VALUES ('u3', 100)").ok());
   auto dead = queue_->ListDead(10);
   ASSERT_TRUE(dead.ok() && dead->size() == 1);
   auto moved = queue_->ReplayDead({(*dead)[0].id}, "alice");

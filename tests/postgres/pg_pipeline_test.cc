@@ -21,7 +21,7 @@ class PgPipelineTest : public ::testing::Test {
     ASSERT_FALSE(url_.empty());
     store_ = OpenPgStoreOrFail(url_);
     ASSERT_NE(store_, nullptr);
-    CreatePortableEffectTables(*store_);
+    CreateEffectTables(*store_);
     queue_ = OpenQueue();
     ASSERT_NE(queue_, nullptr);
   }
@@ -43,7 +43,7 @@ class PgPipelineTest : public ::testing::Test {
 
   std::unique_ptr<Pipeline> MakePipeline(Source* source, Store* store) {
     auto p = std::make_unique<Pipeline>(source, store, Env::Default(), Options());
-    EXPECT_TRUE(p->Register(PortablePayHandler()).ok());
+    EXPECT_TRUE(p->Register(PayHandler()).ok());
     return p;
   }
 
@@ -80,8 +80,8 @@ TEST_F(PgPipelineTest, CopiesInOneBatchAndAcrossBatchesApplyOnce) {
   Drain(*p);
   Publish("P1", 100, "c");
   Drain(*p);
-  EXPECT_EQ(CountPortableEffects(*store_), 1);
-  EXPECT_EQ(PortableBalance(*store_, "u1"), 1000000 - 100);
+  EXPECT_EQ(CountEffects(*store_), 1);
+  EXPECT_EQ(Balance(*store_, "u1"), 1000000 - 100);
   EXPECT_EQ(p->counters().first, 1);
   EXPECT_EQ(p->counters().duplicate, 3);
   auto r = store_->ReadRecord("default", "pay:P1");
@@ -108,8 +108,8 @@ TEST_F(PgPipelineTest, ConcurrentConsumersWithInjectedDuplicatesApplyEachPayment
   ASSERT_TRUE(WaitFor([&] { return QueueSettled(*queue_); }, 60'000)) << "the queue never settled";
   group.Stop();
 
-  EXPECT_EQ(CountPortableEffects(*store_), kPayments);
-  EXPECT_EQ(PortableBalance(*store_, "u1"), 1000000 - total);
+  EXPECT_EQ(CountEffects(*store_), kPayments);
+  EXPECT_EQ(Balance(*store_, "u1"), 1000000 - total);
   EXPECT_EQ(group.Sum(&DecisionCounters::first), kPayments);
   EXPECT_EQ(group.Sum(&DecisionCounters::duplicate), kPayments * (kCopies - 1));
   EXPECT_EQ(QueryInt(*store_, "SELECT COUNT(*) FROM idem_records WHERE status = 'SUCCEEDED' AND attempts = 1"),
@@ -186,8 +186,8 @@ TEST_F(PgPipelineTest, CommitThatLandedButLostItsAnswerIsAckedNotRunAgain) {
   ASSERT_TRUE(store.lost());
   Publish("P1", 10, "b");
   Drain(*p);
-  EXPECT_EQ(CountPortableEffects(*store_), 1);
-  EXPECT_EQ(PortableBalance(*store_, "u1"), 1000000 - 10);
+  EXPECT_EQ(CountEffects(*store_), 1);
+  EXPECT_EQ(Balance(*store_, "u1"), 1000000 - 10);
   EXPECT_EQ(p->counters().first, 1);
   EXPECT_EQ(p->counters().duplicate, 1);
 }
@@ -210,8 +210,8 @@ TEST_F(PgPipelineTest, ConnectionLostDuringCommitEndsWithExactlyOneEffect) {
   Publish("P2", 20, "b");
   auto p = MakePipeline(queue_.get(), store_.get());
   Drain(*p);
-  EXPECT_EQ(CountPortableEffects(*store_), 2);
-  EXPECT_EQ(PortableBalance(*store_, "u1"), 1000000 - 30);
+  EXPECT_EQ(CountEffects(*store_), 2);
+  EXPECT_EQ(Balance(*store_, "u1"), 1000000 - 30);
   EXPECT_EQ(p->counters().first, 2);
   // The session dies inside the deferred trigger, before the commit record is
   // written: the COMMIT did not land, the re-read said so, and the batch ran again.

@@ -38,7 +38,7 @@ TEST(PgRestartTest, ServerRestartMidTransactionLosesNothingAndDuplicatesNothing)
   const std::string url = FreshSchemaUrl();
   auto store = OpenPgStoreOrFail(url);
   ASSERT_NE(store, nullptr);
-  CreatePortableEffectTables(*store);
+  CreateEffectTables(*store);
   TempDir dir;
   auto open_queue = [&] {
     auto q = EmbeddedQueue::Open(dir.File("queue.db"), {}, Env::Default());
@@ -56,7 +56,7 @@ TEST(PgRestartTest, ServerRestartMidTransactionLosesNothingAndDuplicatesNothing)
   // The first run of payment P0 waits inside its transaction until the server
   // has restarted, so at least one transaction is certainly cut off mid-way.
   Gate gate;
-  const HandlerSpec spec = GatedHandler(PortablePayHandler(), "pay:P0", &gate);
+  const HandlerSpec spec = GatedHandler(PayHandler(), "pay:P0", &gate);
   PipelineOptions o;
   o.max_linger_ms = 0;
   o.batch_size = 10;
@@ -79,8 +79,8 @@ TEST(PgRestartTest, ServerRestartMidTransactionLosesNothingAndDuplicatesNothing)
 
   EXPECT_NE(QueryInt(*store, kServerStartSql), start_before) << "the server really restarted";
   EXPECT_GE(group.Sum(&DecisionCounters::commit_failures), 1) << "the gated batch was cut off";
-  EXPECT_EQ(CountPortableEffects(*store), kPayments);
-  EXPECT_EQ(PortableBalance(*store, "u1"), 1000000 - total);
+  EXPECT_EQ(CountEffects(*store), kPayments);
+  EXPECT_EQ(Balance(*store, "u1"), 1000000 - total);
   EXPECT_EQ(group.Sum(&DecisionCounters::first), kPayments);
   auto stats = queue->Stats();
   ASSERT_TRUE(stats.ok());

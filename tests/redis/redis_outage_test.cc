@@ -77,7 +77,7 @@ class RedisOutageTest : public ::testing::TestWithParam<StoreFactory> {
     if (IsSkipped()) return;
     store_ = GetParam().open(location_, Env::Default());
     ASSERT_NE(store_, nullptr);
-    CreatePortableEffectTables(*store_);
+    CreateEffectTables(*store_);
     queue_path_ = Dir().File("queue-" + std::to_string(reinterpret_cast<uintptr_t>(this)) + ".db");
     queue_ = OpenQueue();
     ASSERT_NE(queue_, nullptr);
@@ -107,7 +107,7 @@ class RedisOutageTest : public ::testing::TestWithParam<StoreFactory> {
     o.unavailable_backoff_min_ms = 5;
     o.unavailable_backoff_max_ms = 50;
     c.pipeline = std::make_unique<Pipeline>(c.queue.get(), c.store.get(), Env::Default(), o);
-    EXPECT_TRUE(c.pipeline->Register(GatedHandler(PortablePayHandler(), "pay:P30", &gate_)).ok());
+    EXPECT_TRUE(c.pipeline->Register(GatedHandler(PayHandler(), "pay:P30", &gate_)).ok());
     FastFilterOptions f;
     f.outage_policy = policy;
     EXPECT_TRUE(c.pipeline->SetFastFilter(c.filter.get(), f).ok());
@@ -123,8 +123,8 @@ class RedisOutageTest : public ::testing::TestWithParam<StoreFactory> {
   }
 
   void ExpectExactlyOnce(ConsumerGroup& group, int payments, int64_t total) {
-    EXPECT_EQ(CountPortableEffects(*store_), payments);
-    EXPECT_EQ(PortableBalance(*store_, "u1"), 1000000 - total);
+    EXPECT_EQ(CountEffects(*store_), payments);
+    EXPECT_EQ(Balance(*store_, "u1"), 1000000 - total);
     EXPECT_EQ(group.Sum(&DecisionCounters::first), payments);
     auto stats = queue_->Stats();
     ASSERT_TRUE(stats.ok());
@@ -155,7 +155,7 @@ TEST_P(RedisOutageTest, KilledMidRunFailClosedPausesThenResumesWithoutDuplicates
   const int64_t degraded = group.Sum(&DecisionCounters::degraded);
   ASSERT_TRUE(WaitFor([&] { return group.Sum(&DecisionCounters::degraded) > degraded + 20; }, 30'000));
   EXPECT_EQ(group.Sum(&DecisionCounters::first), first_while_down) << "fail-closed must not consume";
-  EXPECT_EQ(CountPortableEffects(*store_), first_while_down);
+  EXPECT_EQ(CountEffects(*store_), first_while_down);
   EXPECT_LT(first_while_down, kPayments);
 
   RunScript("start");

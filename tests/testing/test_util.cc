@@ -29,10 +29,11 @@ uint64_t ManualEnv::Random64() {
 }
 
 void CreateEffectTables(Store& store) {
+  // SQL that PostgreSQL and SQLite both run, so one handler serves every store's tests.
   Status s = store.ExecScript(
-      "CREATE TABLE IF NOT EXISTS effects (key TEXT NOT NULL, msg_id TEXT NOT NULL, amount INTEGER NOT NULL);"
-      "CREATE TABLE IF NOT EXISTS accounts (user TEXT PRIMARY KEY, balance INTEGER NOT NULL);"
-      "INSERT OR IGNORE INTO accounts (user, balance) VALUES ('u1', 1000000), ('u2', 1000000);");
+      "CREATE TABLE IF NOT EXISTS effects (key TEXT NOT NULL, msg_id TEXT NOT NULL, amount BIGINT NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS accounts (owner VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL);"
+      "INSERT INTO accounts (owner, balance) VALUES ('u1', 1000000), ('u2', 1000000) ON CONFLICT DO NOTHING;");
   ASSERT_TRUE(s.ok()) << s.ToString();
 }
 
@@ -43,15 +44,15 @@ HandlerSpec PayHandler(const std::string& topic) {
   spec.fn = [](HandlerContext& ctx) -> HandlerResult {
     auto doc = nlohmann::json::parse(ctx.message.payload);
     const int64_t amount = doc.at("amount").get<int64_t>();
-    const std::string user = doc.value("user", "u1");
+    const std::string owner = doc.value("user", "u1");
     auto ins = ctx.tx.Exec("INSERT INTO effects (key, msg_id, amount) VALUES (?, ?, ?)",
                            {ctx.idempotency_key, ctx.message.id, amount});
     if (!ins.ok()) return HandlerResult::Retryable(ins.status().ToString());
-    auto rows = ctx.tx.Query("SELECT balance FROM accounts WHERE user = ?", {user});
-    if (!rows.ok() || rows->empty()) return HandlerResult::Permanent("no account " + user);
-    int64_t balance = AsInt((*rows)[0][0]);
-    auto upd = ctx.tx.Exec("UPDATE accounts SET balance = ? WHERE user = ?", {balance - amount, user});
+    // One UPDATE, not read-modify-write: concurrent consumers on PostgreSQL
+    // (READ COMMITTED) would otherwise lose each other's debits.
+    auto upd = ctx.tx.Exec("UPDATE accounts SET balance = balance - ? WHERE owner = ?", {amount, owner});
     if (!upd.ok()) return HandlerResult::Retryable(upd.status().ToString());
+    if (*upd == 0) return HandlerResult::Permanent("no account " + owner);
     if (doc.value("fail", std::string()) == "permanent") return HandlerResult::Permanent("bad payment");
     if (doc.value("fail", std::string()) == "retryable") return HandlerResult::Retryable("bank timeout");
     if (doc.value("fail", std::string()) == "throw") throw std::runtime_error("boom after the deduction");
@@ -79,10 +80,10 @@ int64_t CountEffects(Store& store, const std::string& key_like) {
   return rows.ok() ? AsInt((*rows)[0][0]) : -1;
 }
 
-int64_t Balance(Store& store, const std::string& user) {
+int64_t Balance(Store& store, const std::string& owner) {
   auto tx = store.Begin();
   if (!tx.ok()) return -1;
-  auto rows = (*tx)->Query("SELECT balance FROM accounts WHERE user = ?", {user});
+  auto rows = (*tx)->Query("SELECT balance FROM accounts WHERE owner = ?", {owner});
   (*tx)->Rollback();
   return rows.ok() && !rows->empty() ? AsInt((*rows)[0][0]) : -1;
 }

@@ -45,7 +45,7 @@ void CreateEffectTables(Store& store);
 // read-modify-write (deliberately naive: the guard is what keeps it correct).
 HandlerSpec PayHandler(const std::string& topic = "pay");
 int64_t CountEffects(Store& store, const std::string& key_like = "%");
-int64_t Balance(Store& store, const std::string& user);
+int64_t Balance(Store& store, const std::string& owner);
 int64_t QueryInt(Store& store, const std::string& sql);
 
 }  // namespace idem::testing
