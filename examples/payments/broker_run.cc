@@ -91,7 +91,10 @@ std::string BrokerRun::RunUrl() const {
     waits += (waits.empty() ? "" : ",") + std::to_string(clock_.ToRealMs(ms));
   const std::string name = o_.schema.empty() ? "idem_demo" : o_.schema;
   return url + (url.find('?') == std::string::npos ? "?" : "&") + "queue=" + name + "." + run_id_ +
-         "&prefetch=" + std::to_string(o_.batch_size) + "&known_wait_ms=" + waits;
+         "&prefetch=" + std::to_string(o_.batch_size) + "&known_wait_ms=" + waits +
+         // A copy held back until its retry is due waits in a hold queue (at least
+         // 1 s) rather than being requeued again and again while it is not due.
+         "&release_min_delay_ms=100";
 }
 
 Status BrokerRun::AddConsumers() {

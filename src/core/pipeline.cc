@@ -154,9 +154,23 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
             IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
           }
           break;
-        case RecordStatus::kReleased:
+        case RecordStatus::kReleased: {
+          // A copy back before its retry is due — its consumer died before the
+          // move to the delay tier reached the broker, which then redelivered at
+          // once, or a producer resent it — would spend an attempt without the
+          // ladder's wait, and a crash loop would park messages that only needed
+          // time. Give it back until then (at most one rung: a clock that jumped
+          // back must not hold it longer).
+          const int64_t rung = opt_.retry.DelayAfter(r.attempts);
+          const int64_t wait = std::min(r.last_seen_ms + rung - now, rung);
+          if (r.attempts > 0 && wait > 0) {
+            it.Release("retry " + std::to_string(r.attempts + 1) + " is not due for " + std::to_string(wait) + " ms",
+                       wait);
+            break;
+          }
           take_over = true;
           break;
+        }
         case RecordStatus::kProcessing:
           if (r.lease_until_ms > now) {
             it.InFlight("claimed by message " + r.message_id + " until its lease ends", r.lease_until_ms - now);

@@ -263,6 +263,37 @@ TEST_F(PipelineTest, PermanentFailureWhoseParkWasLostIsParkedWhenRedelivered) {
   EXPECT_EQ(CountEffects(*store_), 0);
 }
 
+// Found by the payments demo on RabbitMQ: a consumer that dies between the
+// commit of a failed attempt and the move to the delay tier gets the copy back
+// at once (RabbitMQ requeues on a lost connection). Running it then would spend
+// an attempt without the ladder's wait, and a crash loop would park a message
+// that only needed time.
+TEST_F(PipelineTest, ACopyBackBeforeItsRetryIsDueWaitsWithoutSpendingAnAttempt) {
+  Publish(R"({"payment_id":"P5","amount":10,"fail":"retryable"})", "x");
+  LoseNextSettle crashing(queue_.get());
+  PipelineOptions o;
+  o.max_linger_ms = 0;
+  Pipeline p(&crashing, store_.get(), &env_, o);
+  ASSERT_TRUE(p.Register(PayHandler()).ok());
+  p.SetDecisionSink([this](const Decision& d) { decisions_.push_back(d); });
+  p.RunOnce();  // attempt 1 fails and is committed as RELEASED; the retry move is lost
+  ASSERT_EQ(ReadRecord("pay:P5").attempts, 1);
+  ASSERT_TRUE(queue_->AbandonDeliveries().ok());  // the broker has it back, ready now
+
+  env_.Advance(1'000);
+  ASSERT_EQ(p.RunOnce().polled, 1u);
+  EXPECT_EQ(ReadRecord("pay:P5").attempts, 1) << "the handler must not run before the 30 s rung is over";
+  ASSERT_EQ(Count(DecisionKind::kReleased), 1);
+  EXPECT_EQ(decisions_.back().delay_ms, 29'000);
+  EXPECT_EQ(Stats().delayed, 1) << "held back in the queue, not lost";
+
+  env_.Advance(29'000);
+  ASSERT_EQ(p.RunOnce().polled, 1u);
+  EXPECT_EQ(ReadRecord("pay:P5").attempts, 2) << "once due, the retry runs";
+  EXPECT_EQ(decisions_.back().kind, DecisionKind::kRetry);
+  EXPECT_EQ(decisions_.back().delay_ms, 60'000);
+}
+
 TEST_F(PipelineTest, ReplayFromTerminalQueueRunsAgainAfterTheFixAndOnlyOnce) {
   // The handler refuses payments for user "u3" until the account exists.
   Publish(R"({"payment_id":"P5","amount":30,"user":"u3"})");
