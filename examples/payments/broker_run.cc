@@ -92,9 +92,10 @@ std::string BrokerRun::RunUrl() const {
   const std::string name = o_.schema.empty() ? "idem_demo" : o_.schema;
   return url + (url.find('?') == std::string::npos ? "?" : "&") + "queue=" + name + "." + run_id_ +
          "&prefetch=" + std::to_string(o_.batch_size) + "&known_wait_ms=" + waits +
-         // A copy held back until its retry is due waits in a hold queue (at least
-         // 1 s) rather than being requeued again and again while it is not due.
-         "&release_min_delay_ms=100";
+         // Every release with a delay (a copy held until its retry is due, a live
+         // claim elsewhere) waits in a hold queue (at least 1 s) rather than being
+         // requeued again and again while the scaled delay is still running.
+         "&release_min_delay_ms=1";
 }
 
 Status BrokerRun::AddConsumers() {
