@@ -104,8 +104,7 @@ Status BrokerRun::AddConsumers() {
   parts.downstream = &downstream_;
   parts.faults = &faults_;
   parts.log = &log_;
-  if (!o_.redis_url.empty())
-    parts.redis_prefix = "idem-demo:" + (o_.schema.empty() ? o_.dir : o_.schema) + ":" + run_id_ + ":";
+  parts.run_id = run_id_;
   for (size_t i = 0; i < w_.consumers; ++i) {
     auto broker = Connect();
     if (!broker.ok()) return broker.status();
@@ -126,11 +125,7 @@ Status BrokerRun::PublishDue() {
   for (; next_publication_ < w_.publications.size(); ++next_publication_) {
     const Publication& p = w_.publications[next_publication_];
     if (w_.start_ms + p.at_ms > now) break;
-    const BusinessEvent& e = w_.events[p.event];
-    Message m;
-    m.id = p.message_id;
-    m.topic = e.topic;
-    m.payload = e.payload;
+    Message m = PublicationMessage(w_, p);
     m.published_at_ms = now;
     batch.push_back(std::move(m));
   }
@@ -185,7 +180,7 @@ Status BrokerRun::Drive() {
 
 Result<RunReport> BrokerRun::Go() {
   if (o_.speedup < 1) return Status::InvalidArgument("speedup must be at least 1");
-  run_id_ = std::to_string(wall_->Random64() % 1'000'000'000'000ULL);
+  run_id_ = NewRunId(wall_);
   IDEM_RETURN_IF_ERROR(PrepareStore(w_, o_, &clock_));
   auto producer = Connect();
   if (!producer.ok()) return producer.status();

@@ -61,7 +61,9 @@ Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_
   if (!o.redis_url.empty()) {
 #ifdef IDEM_WITH_REDIS
     RedisFilterOptions ro;
-    ro.key_prefix = p.redis_prefix;
+    // A prefix of the run's own: DONE keys of an earlier run with the same ids
+    // would otherwise acknowledge this run's first copies against an empty database.
+    ro.key_prefix = "idem-demo:" + (o.schema.empty() ? o.dir : o.schema) + ":" + p.run_id + ":";
     auto filter = OpenRedisFilter(o.redis_url, ro, p.env);
     if (!filter.ok()) return filter.status();
     IDEM_RETURN_IF_ERROR((*c)->UseFastFilter(std::move(*filter)));
@@ -71,6 +73,17 @@ Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_
 #endif
   }
   return std::unique_ptr<Consumer>(std::move(*c));
+}
+
+std::string NewRunId(Env* wall) { return std::to_string(wall->Random64() % 1'000'000'000'000ULL); }
+
+Message PublicationMessage(const Workload& w, const Publication& p) {
+  const BusinessEvent& e = w.events[p.event];
+  Message m;
+  m.id = p.message_id;
+  m.topic = e.topic;
+  m.payload = e.payload;
+  return m;
 }
 
 int64_t DuplicateDeliveries(const Workload& w, const DeliveryLog& log) {

@@ -27,13 +27,19 @@ struct ConsumerParts {
   SimulatedDownstream* downstream = nullptr;
   FaultInjector* faults = nullptr;
   DeliveryLog* log = nullptr;
-  std::string redis_prefix;  // this run's own Redis key prefix (idem runs with a Redis URL)
+  std::string run_id;  // NewRunId(): keeps this run's Redis keys apart from any earlier run's
   int64_t max_linger_ms = 0;  // PipelineOptions::max_linger_ms of idem consumers
 };
 // Consumer `index` of the run: IdemConsumer (protection on) or NaiveConsumer,
 // reading `queue` and writing its own connection to the run's store.
 Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_ptr<Broker> queue, size_t index,
                                                const ConsumerParts& parts);
+
+// A fresh id for one run (from real randomness: seeded runs repeat their seeds).
+std::string NewRunId(Env* wall);
+
+// The broker message the producer sends for one publication of the workload.
+Message PublicationMessage(const Workload& w, const Publication& p);
 
 // Deliveries beyond the first of each business event, per retry attempt.
 int64_t DuplicateDeliveries(const Workload& w, const DeliveryLog& log);

@@ -63,11 +63,7 @@ class Run final : public detail::ConsumerTurns {
 
 Status Run::Publish(EmbeddedQueue& queue) {
   for (const Publication& p : w_.publications) {
-    const BusinessEvent& e = w_.events[p.event];
-    Message m;
-    m.id = p.message_id;
-    m.topic = e.topic;
-    m.payload = e.payload;
+    Message m = detail::PublicationMessage(w_, p);
     // Delayed delivery stands in for the producer publishing at that moment.
     auto r = queue.Publish(m, p.at_ms);
     if (!r.ok()) return r.status();
@@ -81,11 +77,7 @@ Status Run::AddConsumers() {
   parts.downstream = &downstream_;
   parts.faults = &faults_;
   parts.log = &log_;
-  // A fresh Redis prefix per run: DONE keys of an earlier run with the same ids
-  // would otherwise acknowledge this run's first copies against an empty database.
-  if (!o_.redis_url.empty())
-    parts.redis_prefix = "idem-demo:" + (o_.schema.empty() ? o_.dir : o_.schema) + ":" +
-                         std::to_string(wall_->Random64() % 1'000'000'000'000ULL) + ":";
+  parts.run_id = detail::NewRunId(wall_);
   parts.max_linger_ms = 0;  // the driver moves the clock; a consumer must not wait on it
   for (size_t i = 0; i < w_.consumers; ++i) {
     auto queue = OpenQueue();
