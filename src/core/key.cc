@@ -120,8 +120,13 @@ Result<MessageIdentity> Derive(const Message& message, const HandlerSpec& spec, 
 }  // namespace
 
 Result<std::string> BusinessKeyFromPayload(std::string_view payload, const std::vector<std::string>& fields) {
+  return BusinessKeyFromPayload(payload, fields, JsonLimits{});
+}
+
+Result<std::string> BusinessKeyFromPayload(std::string_view payload, const std::vector<std::string>& fields,
+                                           const JsonLimits& limits) {
   return NeverThrows([&]() -> Result<std::string> {
-    auto doc = ParseObject(payload, JsonLimits{});
+    auto doc = ParseObject(payload, limits);
     if (!doc.ok()) return doc.status();
     std::string key;
     IDEM_RETURN_IF_ERROR(AppendFieldValues(*doc, fields, &key));
@@ -131,8 +136,10 @@ Result<std::string> BusinessKeyFromPayload(std::string_view payload, const std::
   });
 }
 
-Status CheckJsonObject(std::string_view payload) {
-  return NeverThrows([&]() -> Status { return ParseObject(payload, JsonLimits{}).status(); });
+Status CheckJsonObject(std::string_view payload) { return CheckJsonObject(payload, JsonLimits{}); }
+
+Status CheckJsonObject(std::string_view payload, const JsonLimits& limits) {
+  return NeverThrows([&]() -> Status { return ParseObject(payload, limits).status(); });
 }
 
 std::string ValidateKey(std::string_view key) {

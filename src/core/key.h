@@ -32,11 +32,14 @@ Result<MessageIdentity> DeriveIdentity(const Message& message, const HandlerSpec
 
 // The business key a producer attaches (SPEC R-J1): the named top-level fields of
 // a JSON object payload joined by ':' (escaped as in KeySpec), without a prefix.
-// Default limits; never throws.
+// Never throws. Without `limits`, the defaults (depth 64, no size limit).
+Result<std::string> BusinessKeyFromPayload(std::string_view payload, const std::vector<std::string>& fields,
+                                           const JsonLimits& limits);
 Result<std::string> BusinessKeyFromPayload(std::string_view payload, const std::vector<std::string>& fields);
 
-// OK when `payload` is a JSON object within the default limits; otherwise says
-// what is wrong and where. Never throws.
+// OK when `payload` is a JSON object within `limits` (default: depth 64, no size
+// limit); otherwise says what is wrong and where. Never throws.
+Status CheckJsonObject(std::string_view payload, const JsonLimits& limits);
 Status CheckJsonObject(std::string_view payload);
 
 // Checks a key: non-empty, at most kMaxKeyBytes, valid UTF-8, no control characters

@@ -208,6 +208,19 @@ TEST(KeyHostileTest, ExactlyAtTheDepthLimitWorksOneMoreDoesNot) {
   EXPECT_TRUE(DeriveIdentity(Msg("{\"payment_id\":\"" + std::string(500, '[') + "\"}"), Spec({"payment_id"})).ok());
 }
 
+TEST(KeyHostileTest, ProducersCanUseTheConsumersLimits) {
+  JsonLimits limits;
+  limits.max_depth = 100;
+  EXPECT_FALSE(CheckJsonObject(Nested(80)).ok());
+  EXPECT_TRUE(CheckJsonObject(Nested(80), limits).ok());
+  auto k = BusinessKeyFromPayload(Nested(80), {"payment_id"}, limits);
+  ASSERT_TRUE(k.ok()) << k.status().ToString();
+  EXPECT_EQ(*k, "P1");
+  limits.max_bytes = 20;
+  EXPECT_NE(BusinessKeyFromPayload(Nested(80), {"payment_id"}, limits).status().message().find("over the limit of 20"),
+            std::string::npos);
+}
+
 TEST(KeyHostileTest, SizeLimitIsCheckedBeforeParsing) {
   JsonLimits limits;
   limits.max_bytes = 10;
