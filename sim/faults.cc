@@ -26,6 +26,7 @@ const char* FaultName(Fault f) {
     case Fault::kPoisonMessage: return "poison_message";
     case Fault::kConflictingPayload: return "conflicting_payload";
     case Fault::kClockJump: return "clock_jump";
+    case Fault::kRetryMoveLost: return "retry_move_lost";
     case Fault::kCount: break;
   }
   return "unknown";
@@ -45,9 +46,14 @@ FaultPlan FaultPlan::Swarm(SimEnv& env) {
       0.2, 0.1, 0.03, 0.02,    // redis
       0.05, 0.05,              // poison, conflict (per published message)
       0.02,                    // clock jump (per batch)
+      0.3,                     // retry move lost (per retry on the RabbitMQ model)
   };
   FaultPlan plan;
-  for (int i = 0; i < kFaultCount; ++i) plan.p[i] = env.Chance(0.5) ? env.Uniform() * kCap[i] : 0.0;
+  SimEnv later = env.Fork(1);
+  for (int i = 0; i < kFaultCount; ++i) {
+    SimEnv& dice = i < kFirstLaterFault ? env : later;
+    plan.p[i] = dice.Chance(0.5) ? dice.Uniform() * kCap[i] : 0.0;
+  }
   return plan;
 }
 

@@ -34,10 +34,14 @@ enum class Fault : int {
   kPoisonMessage,
   kConflictingPayload,    // R-B5
   kClockJump,
+  kRetryMoveLost,         // RabbitMQ: a failed attempt is committed, its move to the delay tier is lost
   kCount
 };
 
 inline constexpr int kFaultCount = static_cast<int>(Fault::kCount);
+// Faults from here on were added after seeds were saved: their rates are drawn
+// from a fork of the seed's generator, so the saved seeds keep their runs.
+inline constexpr int kFirstLaterFault = static_cast<int>(Fault::kRetryMoveLost);
 const char* FaultName(Fault f);
 
 struct FaultPlan {

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/key.h"
+#include "sim/hostile_payloads.h"
+
 namespace idem::sim {
 namespace {
 
@@ -42,16 +45,22 @@ std::vector<HandlerSpec> LedgerWorkload::Handlers(SimEnv&) {
   pay.topic = "pay";
   pay.key.fields = {"payment_id"};
   pay.fn = [this](HandlerContext& ctx) -> HandlerResult {
-    auto doc = nlohmann::json::parse(ctx.message.payload);
-    const std::string id = doc.at("payment_id").get<std::string>();
-    const std::string user = doc.at("user").get<std::string>();
-    const int64_t amount = doc.at("amount").get<int64_t>();
+    // The id by its exact text (ids may be longer than a double holds); the rest
+    // with a JSON library, without exceptions: what it cannot read is refused
+    // for good, as a careful service does.
+    auto id = BusinessKeyFromPayload(ctx.message.payload, {"payment_id"});
+    auto doc = nlohmann::json::parse(ctx.message.payload, nullptr, false);
+    if (!id.ok() || doc.is_discarded() || !doc.contains("user") || !doc["user"].is_string() ||
+        !doc.contains("amount") || !doc["amount"].is_number_integer())
+      return HandlerResult::Permanent("payload is not a payment the ledger can read");
+    const std::string user = doc["user"].get<std::string>();
+    const int64_t amount = doc["amount"].get<int64_t>();
     // The bank first (outside the transaction), keyed so it deduplicates a retry.
     bank_.calls++;
     auto [it, fresh] = bank_.charges.emplace(ctx.idempotency_key, amount);
     if (!fresh && it->second != amount) return HandlerResult::Permanent("bank: idempotency key reused with another amount");
     auto flow = ctx.tx.Exec("INSERT INTO sim_flows (biz_no, type, user, amount) VALUES (?, 'PAY', ?, ?)",
-                            {id, user, -amount});
+                            {*id, user, -amount});
     if (!flow.ok()) return HandlerResult::Retryable(flow.status().ToString());
     auto upd = ctx.tx.Exec("UPDATE sim_accounts SET balance = balance - ? WHERE user = ? AND balance >= ?",
                            {amount, user, amount});
@@ -62,22 +71,68 @@ std::vector<HandlerSpec> LedgerWorkload::Handlers(SimEnv&) {
   return {pay};
 }
 
+namespace {
+
+// The payload exactly as nlohmann::json printed it when the workload built it
+// with the library (members sorted): `id_json` is the id as JSON text.
+std::string PayPayload(const std::string& id_json, const std::string& user, int64_t amount) {
+  return "{\"amount\":" + std::to_string(amount) + ",\"payment_id\":" + id_json + ",\"user\":\"" + user + "\"}";
+}
+
+}  // namespace
+
 std::vector<Event> LedgerWorkload::Events(FaultDice& dice, int count) {
   std::vector<Event> out;
   SimEnv& env = dice.env();
+  struct Pay {
+    std::string id_json, user;
+    int64_t amount = 0;
+  };
+  std::vector<Pay> pays;  // per event; empty id for poison
+  auto push = [&](Event e, Pay p) {
+    const size_t index = out.size();
+    e.msg.topic = "pay";
+    e.msg.id = "e" + std::to_string(index);
+    e.msg.headers[kEventHeader] = std::to_string(index);
+    // What the checker expects, by the workload's own knowledge rather than by
+    // parsing the payload again: the id's exact text and the amount.
+    const bool quoted = !p.id_json.empty() && p.id_json[0] == '"';
+    expected_.push_back({quoted ? p.id_json.substr(1, p.id_json.size() - 2) : p.id_json, p.amount});
+    out.push_back(std::move(e));
+    pays.push_back(std::move(p));
+  };
+  auto user = [&] { return "u" + std::to_string(env.Range(0, kUsers - 1)); };
   for (int i = 0; i < count; ++i) {
     Event e;
-    e.msg.topic = "pay";
-    e.msg.id = "e" + std::to_string(i);
-    e.msg.headers[kEventHeader] = std::to_string(i);
+    const int n = static_cast<int>(out.size());
     if (dice.Roll(Fault::kPoisonMessage)) {
       e.legit = false;
-      switch (env.Range(0, 2)) {
+      const int64_t variant = env.Range(0, 3 + static_cast<int64_t>(Hostile::kCount));  // the last: big ids
+      switch (variant) {
         case 0: e.msg.payload = "{\"payment_id\": \"P"; break;                     // truncated JSON
         case 1: e.msg.payload = R"({"user":"u1","amount":5})"; break;             // no key
-        default: e.msg.payload = "{\"payment_id\":\"X" + std::to_string(i) + "\",\"pad\":\"" +
-                                 std::string(5000, 'x') + "\"}";                   // oversized
+        case 2: e.msg.payload = "{\"payment_id\":\"X" + std::to_string(n) + "\",\"pad\":\"" +
+                                std::string(5000, 'x') + "\"}";                   // oversized
+          break;
+        default:
+          if (variant < 3 + static_cast<int64_t>(Hostile::kCount)) {
+            e.msg.payload = HostilePayload(static_cast<Hostile>(variant - 3), n, "amount");
+            break;
+          }
+          // Hostile but legitimate: two payments whose ids differ only past a
+          // double's precision, same user and amount. Both must be applied; a
+          // key taken through a double makes the second a "duplicate" — lost.
+          const std::string u = user();
+          const int64_t amount = env.Range(1, 10'000);
+          for (int which = 0; which < 2; ++which) {
+            Event big;
+            Pay p{BigIntegerId(n, which), u, amount};
+            big.msg.payload = PayPayload(p.id_json, u, amount);
+            push(std::move(big), std::move(p));
+          }
+          continue;
       }
+      push(std::move(e), {});
     } else if (!out.empty() && dice.Roll(Fault::kConflictingPayload)) {
       int j = static_cast<int>(env.Range(0, static_cast<int64_t>(out.size()) - 1));
       while (j >= 0 && (!out[j].legit || out[j].conflicts_with >= 0)) --j;  // one conflict per key
@@ -85,19 +140,19 @@ std::vector<Event> LedgerWorkload::Events(FaultDice& dice, int count) {
         --i;
         continue;
       }
-      auto doc = nlohmann::json::parse(out[j].msg.payload);
-      doc["amount"] = doc["amount"].get<int64_t>() + 1;
-      e.msg.payload = doc.dump();
+      Pay p = pays[j];
+      p.amount += 1;
+      e.msg.payload = PayPayload(p.id_json, p.user, p.amount);
       e.legit = false;
       e.conflicts_with = j;
-      out[j].conflicts_with = i;  // the pair: exactly one of them is applied
+      out[j].conflicts_with = n;  // the pair: exactly one of them is applied
+      push(std::move(e), std::move(p));
     } else {
-      nlohmann::json doc{{"payment_id", "P" + std::to_string(i)},
-                         {"user", "u" + std::to_string(env.Range(0, kUsers - 1))},
-                         {"amount", env.Range(1, 10'000)}};
-      e.msg.payload = doc.dump();
+      Pay p{"\"P" + std::to_string(n) + "\"", user(), 0};
+      p.amount = env.Range(1, 10'000);
+      e.msg.payload = PayPayload(p.id_json, p.user, p.amount);
+      push(std::move(e), std::move(p));
     }
-    out.push_back(std::move(e));
   }
   return out;
 }
@@ -126,27 +181,26 @@ void LedgerWorkload::Check(Store& store, const SimBroker& broker, const std::vec
     auto it = parked.find(i);
     return it == parked.end() ? nullptr : &it->second;
   };
-  auto applied_amount = [&](const Event& e) -> std::optional<int64_t> {
-    auto doc = nlohmann::json::parse(e.msg.payload, nullptr, false);
-    if (!doc.is_object() || !doc.contains("payment_id") || !doc["payment_id"].is_string()) return std::nullopt;
-    auto it = flows.find(doc["payment_id"].get<std::string>());
+  auto applied_amount = [&](size_t i) -> std::optional<int64_t> {
+    const Expected& x = expected_[i];
+    if (x.id.empty()) return std::nullopt;  // poison: it has no payment id
+    auto it = flows.find(x.id);
     if (it == flows.end()) return std::nullopt;
-    if (-it->second[0] != doc["amount"].get<int64_t>()) return std::nullopt;  // the other payload won
+    if (-it->second[0] != x.amount) return std::nullopt;  // the other payload won
     return -it->second[0];
   };
 
   for (size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     const std::string* reason = parked_reason(static_cast<int>(i));
-    const bool applied = applied_amount(e).has_value();
+    const bool applied = applied_amount(i).has_value();
     const std::string name = "event " + std::to_string(i) + " (" + e.msg.id + ")";
     if (!applied && !reason) report.Fail("nothing_lost", name + " was neither applied nor parked");
     if (e.conflicts_with >= 0) {
       // Same key, two payloads. Never both applied; if one was applied, the other
       // is parked as a conflict. If neither was (the first failed for good), both
       // are parked for a person to decide: money is not guessed.
-      const Event& twin = events[e.conflicts_with];
-      const bool twin_applied = applied_amount(twin).has_value();
+      const bool twin_applied = applied_amount(static_cast<size_t>(e.conflicts_with)).has_value();
       if (applied && twin_applied) report.Fail("conflicts_detected", name + ": both payloads of one key applied");
       if (!applied && twin_applied && (!reason || reason->find("different payload") == std::string::npos))
         report.Fail("conflicts_detected", name + ": lost to the other payload but was not parked as a conflict");
@@ -165,7 +219,7 @@ void LedgerWorkload::Check(Store& store, const SimBroker& broker, const std::vec
     if (!flows.count(biz)) {
       // Charged at the bank, then parked: reconciliation's job (a reversal), not a guard failure.
       bool parked_after_charge = false;
-      for (const auto& [i, reason] : parked) parked_after_charge |= events[i].msg.payload.find("\"" + biz + "\"") != std::string::npos;
+      for (const auto& [i, reason] : parked) parked_after_charge |= expected_[static_cast<size_t>(i)].id == biz;
       if (!parked_after_charge) report.Fail("bank_matches_ledger", "bank charged " + key + " but the ledger has no flow");
     }
   }

@@ -25,7 +25,12 @@ class LedgerWorkload final : public Workload {
   void Check(Store& store, const SimBroker& broker, const std::vector<Event>& events, CheckReport& report) override;
 
  private:
+  struct Expected {
+    std::string id;  // the payment id's exact text; empty for poison
+    int64_t amount = 0;
+  };
   SimBank bank_;
+  std::vector<Expected> expected_;  // per event
 };
 
 // Shared by workloads: which events ended in the terminal queue, and why.

@@ -9,6 +9,7 @@
 #include "payments/handlers.h"
 #include "payments/order_states.h"
 #include "payments/schema.h"
+#include "sim/hostile_payloads.h"
 #include "sim/ledger_workload.h"
 
 namespace idem::sim {
@@ -66,7 +67,10 @@ std::vector<Event> PaymentsWorkload::Events(FaultDice& dice, int count) {
       Event poison;
       poison.legit = false;
       poison.msg.topic = be.topic;
-      poison.msg.payload = dice.env().Chance(0.5) ? std::string("{\"payment_id\": ") : std::string("{\"amount_cents\": 5}");
+      const int64_t variant = dice.env().Range(0, 1 + static_cast<int64_t>(Hostile::kCount));
+      if (variant == 0) poison.msg.payload = "{\"payment_id\": ";  // truncated
+      else if (variant == 1) poison.msg.payload = "{\"amount_cents\": 5}";  // no key
+      else poison.msg.payload = HostilePayload(static_cast<Hostile>(variant - 2), static_cast<int>(out.size()), "amount_cents");
       push(poison, -1);
     }
     if (dice.Roll(Fault::kConflictingPayload)) {

@@ -180,6 +180,16 @@ void SimBroker::SettleOne(int consumer, const Settlement& s) {
     case Settlement::Kind::kAck:
       break;
     case Settlement::Kind::kRetry:
+      if (model_ == DeliveryModel::kRabbit && dice_->Roll(Fault::kRetryMoveLost)) {
+        // The consumer committed the failed attempt (its record says when the
+        // retry is due), then the move to the delay tier was lost: the publish to
+        // the wait queue failed or the process died before acking the original,
+        // and RabbitMQ requeues the unacked original at once, long before it is due.
+        e->state = BrokerEntry::State::kReady;
+        e->visible_at_ms = now;
+        e->consumer = -1;
+        return;
+      }
       if (model_ == DeliveryModel::kRocket && e->msg.attempt >= kRocketMaxReconsume) {
         dead_reason = "%DLQ%: reconsumed " + std::to_string(kRocketMaxReconsume) + " times; last: " + s.reason;
       } else {

@@ -5,7 +5,8 @@
 //   RabbitMQ-like: per-message ack by delivery tag; a consumer's connection loss
 //                  requeues its unacked messages at once; an ack after the
 //                  consumer timeout is refused and the message redelivered;
-//                  retries go to a delay tier (DLX + TTL wait queue).
+//                  retries go to a delay tier (DLX + TTL wait queue); the move
+//                  there can be lost, and the original comes back at once.
 //   Kafka-like:    partitioned logs keyed by business key; the consumer commits
 //                  the highest contiguous settled offset; a crash or rebalance
 //                  resets fetch positions to the committed offsets, so settled

@@ -32,6 +32,10 @@ uint64_t SimEnv::Random64() {
   return result;
 }
 
+SimEnv SimEnv::Fork(uint64_t salt) const {
+  return SimEnv(s_[0] ^ Rotl(s_[1], 17) ^ Rotl(s_[2], 31) ^ Rotl(s_[3], 47) ^ (salt * 0x9e3779b97f4a7c15ULL), now_ms_);
+}
+
 double SimEnv::Uniform() { return static_cast<double>(Random64() >> 11) * 0x1.0p-53; }
 
 int64_t SimEnv::Range(int64_t lo, int64_t hi) {

@@ -30,6 +30,11 @@ class SimEnv final : public Env {
   bool Chance(double p) { return p > 0 && Uniform() < p; }
   int64_t Range(int64_t lo, int64_t hi);   // [lo, hi]
 
+  // Another generator, derived from this one's state without drawing from it.
+  // Choices added to the simulator later draw from a fork, so the seeds saved
+  // before them keep replaying the runs they were saved for.
+  SimEnv Fork(uint64_t salt) const;
+
  private:
   int64_t now_ms_;
   int64_t mono_us_ = 0;

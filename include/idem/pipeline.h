@@ -30,6 +30,10 @@ struct PipelineOptions {
   int64_t max_linger_ms = 20;              // how long a poll waits for the first message; default 20 ms
   int64_t lease_ms = 60'000;               // PROCESSING claim lease; default 60 s
   size_t max_payload_bytes = 1 << 20;      // larger payloads are parked; default 1 MiB
+  // Deeper JSON (containers inside containers; `{}` is 1) is parked before any
+  // recursive parsing, so a hostile payload cannot overflow the stack. Values
+  // above 1000 act as 1000. Default 64.
+  size_t max_json_depth = 64;
   RetryPolicy retry;
   // Back-off when the database is unavailable: doubles from min to max. Messages
   // are released to the broker, never dropped. Defaults 100 ms … 10 s.

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json_scan.h"
 #include "idem/handler.h"
 #include "idem/message.h"
 #include "idem/status.h"
@@ -18,17 +19,27 @@ struct MessageIdentity {
   std::string fingerprint;  // 32 hex digits (XXH3-128 of the canonical payload)
 };
 
-// Derives key and fingerprint. The payload must be a JSON object. Fails with a
-// permanent InvalidArgument that names what is wrong (not JSON, field missing,
-// key has a control character, …); such a message is parked, never processed
-// without protection.
+// Derives key and fingerprint. The payload must be a JSON object within
+// `limits` (size, nesting depth; checked by a linear scan before any parsing).
+// Numbers count by their exact text in canonical form (see core/json_exact.h),
+// never through a double. Fails with a permanent InvalidArgument that names what
+// is wrong (too deep, not UTF-8, not JSON, not an object, field missing, key has
+// a control character, …); such a message is parked, never processed without
+// protection. Never throws, whatever the payload.
+Result<MessageIdentity> DeriveIdentity(const Message& message, const HandlerSpec& spec, const JsonLimits& limits);
+// The same with the default limits: depth 64, no size limit.
 Result<MessageIdentity> DeriveIdentity(const Message& message, const HandlerSpec& spec);
 
 // The business key a producer attaches (SPEC R-J1): the named top-level fields of
 // a JSON object payload joined by ':' (escaped as in KeySpec), without a prefix.
+// Never throws. Without `limits`, the defaults (depth 64, no size limit).
+Result<std::string> BusinessKeyFromPayload(std::string_view payload, const std::vector<std::string>& fields,
+                                           const JsonLimits& limits);
 Result<std::string> BusinessKeyFromPayload(std::string_view payload, const std::vector<std::string>& fields);
 
-// OK when `payload` is a JSON object; otherwise says what is wrong and where.
+// OK when `payload` is a JSON object within `limits` (default: depth 64, no size
+// limit); otherwise says what is wrong and where. Never throws.
+Status CheckJsonObject(std::string_view payload, const JsonLimits& limits);
 Status CheckJsonObject(std::string_view payload);
 
 // Checks a key: non-empty, at most kMaxKeyBytes, valid UTF-8, no control characters

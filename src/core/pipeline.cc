@@ -90,7 +90,7 @@ void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
       continue;
     }
     it.spec = &h->second;
-    auto id = DeriveIdentity(m, *it.spec);
+    auto id = DeriveIdentity(m, *it.spec, JsonLimits{opt_.max_json_depth, opt_.max_payload_bytes});
     if (!id.ok()) {
       it.Park(id.status().message());
       continue;
