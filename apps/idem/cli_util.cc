@@ -6,9 +6,14 @@
 
 namespace idem::cli {
 
-std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url) {
+std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url, QueueAccess access) {
   if (url.empty()) throw CliError("no queue given: pass --queue FILE (the embedded queue's file) or a broker URL", 2);
-  auto q = OpenBroker(url, BrokerOptions{}, Env::Default());
+  BrokerOptions options;
+  options.create_if_missing = access == QueueAccess::kCreate;
+  auto q = OpenBroker(url, options, Env::Default());
+  if (!q.ok() && q.status().IsNotFound())
+    throw CliError("no queue at '" + RedactUrl(url) + "': check --queue; `idem publish` creates it (" +
+                   q.status().message() + ")");
   if (!q.ok()) throw CliError("cannot open queue '" + RedactUrl(url) + "': " + q.status().ToString());
   return std::move(*q);
 }

@@ -10,9 +10,15 @@
 
 namespace idem::cli {
 
+// What a command may do to the queue it names.
+enum class QueueAccess {
+  kCreate,    // publish: create the queue file / declare the queues if missing
+  kExisting,  // stats and the dead-letter console: the queue must exist; nothing is created
+};
+
 // Opens the broker at `url` (a queue file path, or a broker URL) or throws a
 // CliError that says what to do.
-std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url);
+std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url, QueueAccess access);
 
 // The URL with any password replaced by "***", for messages and hints (no
 // secrets in logs): "amqp://idem:***@127.0.0.1:5673/". Paths come back unchanged.

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli_checks.h"
 #include "commands.h"
 #include "harness/bench_runner.h"
 #include "harness/plot_gnuplot.h"
@@ -88,10 +89,6 @@ void Run(BenchArgs a) {
     return d;
   }();
   a.options.ApplyModeDefaults();
-  if (a.options.duplicate_ratio < 0 || a.options.duplicate_ratio >= 1)
-    throw CliError("--duplicates must be at least 0 and below 1 (a share of the messages)", 2);
-  if (a.options.batch_size < 1 || a.options.batch_size > 10'000)
-    throw CliError("--batch-size must be between 1 and 10000", 2);
   std::error_code ec;
   fs::create_directories(a.out_dir, ec);
   if (ec) throw CliError("cannot create --out " + a.out_dir + ": " + ec.message(), 2);
@@ -152,20 +149,34 @@ void AddBenchCommand(CLI::App& app) {
                   "prefixed idem-bench:)");
   cmd->add_option("--work-dir", a->options.work_dir, "Folder for the SQLite files (default: a new folder in /var/tmp)");
   cmd->add_flag("--keep-work-dir", a->keep_work_dir, "Keep the work folder afterwards");
-  cmd->add_option("--messages", a->options.messages, "Messages per throughput run (default 200000; quick 15000)");
-  cmd->add_option("--seconds", a->options.max_seconds, "Cap per throughput run, seconds (default 15; quick 2)");
+  cmd->add_option("--messages", a->options.messages, "Messages per throughput run (default 200000; quick 15000)")
+      ->transform(IntegerIn(1, 100'000'000));
+  cmd->add_option("--seconds", a->options.max_seconds, "Cap per throughput run, seconds (default 15; quick 2)")
+      ->check(NumberIn(0, 86'400, /*lo_included=*/false));
   cmd->add_option("--history", a->options.history,
-                  "Payments already in the tables for the history runs (default 1000000; quick 20000; 0: none)");
+                  "Payments already in the tables for the history runs (default 1000000; quick 20000; 0: none)")
+      ->transform(IntegerIn(0, 100'000'000));
   cmd->add_option("--soak-messages", a->options.soak_messages,
-                  "Messages of the memory soak run (default 1000000; quick 0: none)");
-  cmd->add_option("--paced-seconds", a->options.paced_seconds, "Length of each latency run (default 5; quick 1.5)");
-  cmd->add_option("--batch-size", a->options.batch_size, "idem's and the ceiling's batch size")->capture_default_str();
-  cmd->add_option("--sweep", a->options.sweep, "Batch sizes of the sweep")->capture_default_str()->delimiter(',');
+                  "Messages of the memory soak run (default 1000000; quick 0: none)")
+      ->transform(IntegerIn(0, 100'000'000));
+  cmd->add_option("--paced-seconds", a->options.paced_seconds, "Length of each latency run (default 5; quick 1.5)")
+      ->check(NumberIn(0, 86'400, /*lo_included=*/false));
+  cmd->add_option("--batch-size", a->options.batch_size, "idem's and the ceiling's batch size")
+      ->capture_default_str()
+      ->transform(IntegerIn(1, 10'000));
+  cmd->add_option("--sweep", a->options.sweep, "Batch sizes of the sweep")
+      ->capture_default_str()
+      ->delimiter(',')
+      ->transform(IntegerIn(1, 10'000));
   cmd->add_option("--duplicates", a->options.duplicate_ratio, "Share of messages that are copies")
-      ->capture_default_str();
-  cmd->add_option("--seed", a->options.seed, "Seed of the message stream")->capture_default_str();
+      ->capture_default_str()
+      ->check(NumberIn(0, 1, /*lo_included=*/true, /*hi_included=*/false));
+  cmd->add_option("--seed", a->options.seed, "Seed of the message stream")
+      ->capture_default_str()
+      ->transform(UnsignedIn(0));
   cmd->add_option("--micro-min-time", a->options.micro_min_time_s,
-                  "Seconds per micro-benchmark (default 0.2; quick 0.01; below 0: skip them)");
+                  "Seconds per micro-benchmark (default 0.2; quick 0.01; below 0: skip them)")
+      ->check(NumberIn(-1, 60));
   cmd->add_option("--only", a->options.only,
                   "Run only the configurations whose name contains this text, e.g. 'idem B=100 sequential' "
                   "(to profile one run; the ratios then lack their other half)");

@@ -3,32 +3,35 @@
 // again (SPEC R-F5); replay and purge write an audit row naming the actor.
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 
+#include "cli_checks.h"
 #include "cli_util.h"
+#include "json_out.h"
 
 namespace idem::cli {
 namespace {
 
 using nlohmann::json;
 
+// Ids as strings; payload and key byte-exact (see json_out.h).
 json DeadToJson(const DeadLetter& d, bool with_payload) {
-  json j{{"id", d.id},
+  json j{{"id", IdString(d.id)},
          {"msg_id", d.message.id},
          {"topic", d.message.topic},
-         {"key", d.message.key},
          {"attempts", d.attempts},
          {"deliveries", d.message.delivery_count},
          {"first_failed", FormatTimeMs(d.first_failed_ms)},
          {"last_failed", FormatTimeMs(d.last_failed_ms)},
          {"reason", d.reason}};
+  PutBytes(j, "key", d.message.key);
   if (with_payload) {
-    j["headers"] = d.message.headers;
-    j["payload"] = d.message.payload;
+    j["headers"] = HeadersJson(d.message.headers);
+    j["payload_encoding"] = PutBytes(j, "payload", d.message.payload);
+    j["payload_bytes"] = d.message.payload.size();
   }
   return j;
 }
-
-std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 struct DlqArgs {
   std::string queue;
@@ -42,11 +45,11 @@ struct DlqArgs {
 };
 
 void List(const DlqArgs& a) {
-  auto q = OpenQueueOrDie(a.queue);
+  auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
   auto list = q->ListDead(a.limit, a.after);
   if (!list.ok()) throw CliError("cannot list dead letters: " + list.status().ToString());
   if (a.json) {
-    for (const DeadLetter& d : *list) std::cout << Dump(DeadToJson(d, false)) << "\n";
+    for (const DeadLetter& d : *list) std::cout << DumpLine(DeadToJson(d, false)) << "\n";
     return;
   }
   if (list->empty()) {
@@ -65,12 +68,14 @@ void List(const DlqArgs& a) {
 
 void Show(const DlqArgs& a) {
   if (a.ids.size() != 1) throw CliError("dlq show takes exactly one ID (see: idem dlq list)", 2);
-  auto q = OpenQueueOrDie(a.queue);
+  auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
   auto d = q->GetDead(a.ids[0]);
   if (!d.ok()) throw CliError("cannot read dead letter: " + d.status().ToString());
-  if (!d->has_value()) throw CliError("no dead letter with id " + std::to_string(a.ids[0]) + " (see: idem dlq list)", 2);
+  if (!d->has_value())
+    throw CliError("no dead letter with id " + std::to_string(a.ids[0]) + " (see: idem dlq list --queue " +
+                   RedactUrl(a.queue) + ")");
   if (a.json) {
-    std::cout << Dump(DeadToJson(**d, true)) << "\n";
+    std::cout << DumpLine(DeadToJson(**d, true)) << "\n";
     return;
   }
   const DeadLetter& x = **d;
@@ -90,26 +95,63 @@ void Show(const DlqArgs& a) {
 std::vector<int64_t> Targets(const DlqArgs& a, const char* verb) {
   if (a.all == !a.ids.empty())
     throw CliError(std::string("dlq ") + verb + " needs either IDs or --all (not both)", 2);
-  return a.all ? std::vector<int64_t>{} : a.ids;
+  if (a.all) return {};
+  const std::set<int64_t> unique(a.ids.begin(), a.ids.end());
+  return {unique.begin(), unique.end()};
+}
+
+// Every id must name a dead letter before anything is moved: a typo must not
+// replay or purge the others and then fail halfway.
+void RequireAllExist(Broker& q, const DlqArgs& a, const std::vector<int64_t>& ids, const char* nothing_done) {
+  std::string missing;
+  for (int64_t id : ids) {
+    auto d = q.GetDead(id);
+    if (!d.ok()) throw CliError("cannot read dead letter " + std::to_string(id) + ": " + d.status().ToString());
+    if (!d->has_value()) missing += (missing.empty() ? "" : ", ") + std::to_string(id);
+  }
+  if (!missing.empty())
+    throw CliError("no dead letter with id " + missing + ": " + nothing_done + " (see: idem dlq list --queue " +
+                   RedactUrl(a.queue) + ")");
+}
+
+json ChangeJson(const char* verb, int64_t n, const DlqArgs& a, const std::vector<int64_t>& ids) {
+  json j{{verb, n}, {"all", a.all}};
+  json id_list = json::array();
+  for (int64_t id : ids) id_list.push_back(IdString(id));
+  if (!a.all) j["ids"] = id_list;
+  return j;
+}
+
+// Between the check and the change another operator may have moved some.
+void RequireAllChanged(int64_t n, const DlqArgs& a, const std::vector<int64_t>& ids, const char* verb) {
+  if (a.all || n >= static_cast<int64_t>(ids.size())) return;
+  throw CliError(std::to_string(n) + " of the " + std::to_string(ids.size()) + " dead letters were " + verb +
+                 "; the others left the terminal queue meanwhile (see: idem dlq list --queue " + RedactUrl(a.queue) +
+                 ")");
 }
 
 void Replay(const DlqArgs& a) {
   auto ids = Targets(a, "replay");
-  auto q = OpenQueueOrDie(a.queue);
+  auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
+  RequireAllExist(*q, a, ids, "nothing was replayed");
   auto n = q->ReplayDead(ids, ResolveActor(a.actor));
   if (!n.ok()) throw CliError("replay failed, nothing was moved: " + n.status().ToString());
-  std::cout << "replayed " << *n << " message(s) into the main queue; every guard applies again\n";
-  if (!a.all && *n < static_cast<int64_t>(ids.size()))
-    throw CliError(std::to_string(ids.size() - *n) + " of the given IDs are not dead letters (see: idem dlq list)", 1);
+  if (a.json) std::cout << DumpLine(ChangeJson("replayed", *n, a, ids)) << "\n";
+  else if (*n > 0 || a.all)
+    std::cout << "replayed " << *n << " message(s) into the main queue; every guard applies again\n";
+  RequireAllChanged(*n, a, ids, "replayed");
 }
 
 void Purge(const DlqArgs& a) {
   auto ids = Targets(a, "purge");
   if (a.all && !a.yes) throw CliError("dlq purge --all deletes every dead letter for good; add --yes to confirm", 2);
-  auto q = OpenQueueOrDie(a.queue);
+  auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
+  RequireAllExist(*q, a, ids, "nothing was purged");
   auto n = q->PurgeDead(ids, ResolveActor(a.actor));
   if (!n.ok()) throw CliError("purge failed, nothing was deleted: " + n.status().ToString());
-  std::cout << "purged " << *n << " dead letter(s)\n";
+  if (a.json) std::cout << DumpLine(ChangeJson("purged", *n, a, ids)) << "\n";
+  else if (*n > 0 || a.all) std::cout << "purged " << *n << " dead letter(s)\n";
+  RequireAllChanged(*n, a, ids, "purged");
 }
 
 }  // namespace
@@ -120,33 +162,38 @@ void AddDlqCommand(CLI::App& app) {
                                  "Fix the cause, then replay: the message goes back through every guard.");
   cmd->require_subcommand(1);
   auto a = std::make_shared<DlqArgs>();
+  const CLI::Validator kId = IntegerIn(0, std::numeric_limits<int64_t>::max());
   auto common = [&](CLI::App* sub) {
-    sub->add_option("--queue", a->queue, "Queue file")->required();
+    sub->add_option("--queue", a->queue, "Queue file or broker URL; it must exist (nothing is created)")->required();
   };
   auto* list = cmd->add_subcommand("list", "List dead letters: id, topic, attempts, last failure, reason");
   common(list);
-  list->add_option("--limit", a->limit, "At most this many")->capture_default_str();
-  list->add_option("--after", a->after, "Only ids greater than this (paging)");
-  list->add_flag("--json", a->json, "One JSON object per line");
+  list->add_option("--limit", a->limit, "At most this many")->capture_default_str()->transform(IntegerIn(1, 1'000'000));
+  list->add_option("--after", a->after, "Only ids greater than this (paging)")->transform(kId);
+  list->add_flag("--json", a->json, "One JSON object per line (id as a string; key, or key_base64 if not UTF-8)");
   list->callback([a] { List(*a); });
 
   auto* show = cmd->add_subcommand("show", "Show one dead letter with its body, headers and reason");
   common(show);
-  show->add_option("id", a->ids, "Dead letter id")->required()->expected(1);
-  show->add_flag("--json", a->json, "Print one JSON object");
+  show->add_option("id", a->ids, "Dead letter id")->required()->expected(1)->transform(kId);
+  show->add_flag("--json", a->json,
+                 "Print one JSON object; the payload byte-exact: \"payload\" when it is UTF-8, else\n"
+                 "\"payload_base64\" (\"payload_encoding\" says which)");
   show->callback([a] { Show(*a); });
 
   auto* replay = cmd->add_subcommand("replay", "Send dead letters back through the main queue");
   common(replay);
-  replay->add_option("ids", a->ids, "Dead letter ids");
+  replay->add_option("ids", a->ids, "Dead letter ids (every one must exist, or nothing is replayed)")->transform(kId);
   replay->add_flag("--all", a->all, "Replay every dead letter");
+  replay->add_flag("--json", a->json, "Print one JSON object: replayed (a count), ids (strings)");
   replay->add_option("--actor", a->actor, "Who is replaying (audit); default $IDEM_ACTOR or $USER");
   replay->callback([a] { Replay(*a); });
 
   auto* purge = cmd->add_subcommand("purge", "Delete dead letters for good");
   common(purge);
-  purge->add_option("ids", a->ids, "Dead letter ids");
+  purge->add_option("ids", a->ids, "Dead letter ids (every one must exist, or nothing is purged)")->transform(kId);
   purge->add_flag("--all", a->all, "Delete every dead letter (needs --yes)");
+  purge->add_flag("--json", a->json, "Print one JSON object: purged (a count), ids (strings)");
   purge->add_flag("--yes", a->yes, "Confirm --all");
   purge->add_option("--actor", a->actor, "Who is purging (audit); default $IDEM_ACTOR or $USER");
   purge->callback([a] { Purge(*a); });

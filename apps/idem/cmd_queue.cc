@@ -1,8 +1,11 @@
-// idem queue stats: how much is ready, delayed, in flight and dead.
+// idem queue stats: how much is ready, delayed, in flight and dead. Read-only:
+// a queue that does not exist is an error (exit 1), never created, so a
+// monitoring probe with a mistyped --queue fails instead of reporting 0.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "json_out.h"
 
 namespace idem::cli {
 
@@ -11,17 +14,23 @@ void AddQueueCommand(CLI::App& app) {
   cmd->require_subcommand(1);
   auto path = std::make_shared<std::string>();
   auto json_out = std::make_shared<bool>(false);
-  auto* stats = cmd->add_subcommand("stats", "Counts of ready, delayed, in-flight and dead messages");
-  stats->add_option("--queue", *path, "Queue file")->required();
-  stats->add_flag("--json", *json_out, "Print one JSON object");
+  auto* stats = cmd->add_subcommand("stats",
+                                    "Counts of ready, delayed, in-flight and dead messages.\n"
+                                    "The queue must exist (this command creates nothing).");
+  stats->add_option("--queue", *path, "Queue file or broker URL")->required();
+  stats->add_flag("--json", *json_out, "Print one JSON object (-1: the broker cannot tell)");
   stats->callback([path, json_out] {
-    auto q = OpenQueueOrDie(*path);
+    auto q = OpenQueueOrDie(*path, QueueAccess::kExisting);
     auto s = q->Stats();
     if (!s.ok()) throw CliError("cannot read queue stats: " + s.status().ToString());
     if (*json_out) {
-      nlohmann::json j{{"ready", s->ready}, {"delayed", s->delayed}, {"in_flight", s->in_flight},
-                       {"dead", s->dead}, {"oldest_dead_ms", s->oldest_dead_ms}};
-      std::cout << j.dump() << "\n";
+      nlohmann::json j{{"ready", s->ready},
+                       {"delayed", s->delayed},
+                       {"in_flight", s->in_flight},
+                       {"dead", s->dead},
+                       {"oldest_dead_ms", s->oldest_dead_ms},
+                       {"oldest_dead", FormatTimeMs(s->oldest_dead_ms)}};
+      std::cout << DumpLine(j) << "\n";
       return;
     }
     std::cout << "ready      " << s->ready << "\n"

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli_checks.h"
 #include "commands.h"
 #include "sim/simulation.h"
 #include "sim_workloads.h"
@@ -40,8 +41,8 @@ sim::SimOptions OptionsFor(const SimArgs& a, uint64_t seed) {
   o.keep_trace = a.trace;
   if (!a.model.empty()) {
     sim::DeliveryModel m;
-    if (!sim::ParseModel(a.model, &m)) throw CliError("unknown --model '" + a.model + "': use rabbitmq, kafka or rocketmq", 2);
-    o.model = m;
+    // Checked at parse time (IsMember below); this runs on worker threads, where a throw would abort.
+    if (sim::ParseModel(a.model, &m)) o.model = m;
   }
   if (a.redis == "on") o.redis = true;
   if (a.redis == "off") o.redis = false;
@@ -69,9 +70,17 @@ void Run(const SimArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   const bool progress = !a.seed && count > 1;
   const bool tty = isatty(2);
+  std::exception_ptr failure;  // the first exception of any worker, rethrown after the join
   auto worker = [&] {
     for (uint64_t i; (i = next++) < count;) {
-      results[i] = sim::RunSimulation(OptionsFor(a, first + i), factory);
+      try {
+        results[i] = sim::RunSimulation(OptionsFor(a, first + i), factory);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+        next = count;  // the others stop after their current seed
+        return;
+      }
       if (results[i].report.Total() > 0) failing++;
       const uint64_t d = ++done;
       // On a terminal the bar redraws every 1 %; in a log, one line every 10 %.
@@ -85,6 +94,7 @@ void Run(const SimArgs& a) {
   std::vector<std::thread> threads;
   for (unsigned j = 0; j < std::max(1u, a.jobs); ++j) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   sim::Coverage coverage;
@@ -170,17 +180,26 @@ void AddSimCommand(CLI::App& app) {
       "blocked, conflicts detected. A failing seed prints the command that replays it.\n"
       "Examples:  idem sim --seeds 10000        idem sim --seed 42 --trace\n"
       "           idem sim --protection off      (the checkers must then find violations)");
-  cmd->add_option("--seeds", a->seeds, "How many seeds to run")->capture_default_str();
-  cmd->add_option("--first-seed", a->first_seed, "The first seed")->capture_default_str();
-  cmd->add_option("--seed", a->seed, "Run this one seed (replay)");
-  cmd->add_option("--events", a->events, "Business events per seed")->capture_default_str();
-  cmd->add_option("--model", a->model, "Force the delivery model: rabbitmq, kafka, rocketmq");
+  cmd->add_option("--seeds", a->seeds, "How many seeds to run")
+      ->capture_default_str()
+      ->transform(IntegerIn(1, 100'000'000));
+  cmd->add_option("--first-seed", a->first_seed, "The first seed")->capture_default_str()->transform(UnsignedIn(0));
+  cmd->add_option("--seed", a->seed, "Run this one seed (replay)")->transform(UnsignedIn(0));
+  cmd->add_option("--events", a->events, "Business events per seed")
+      ->capture_default_str()
+      ->transform(IntegerIn(1, 100'000));
+  cmd->add_option("--model", a->model, "Force the delivery model: rabbitmq, kafka, rocketmq")
+      ->check(CLI::IsMember({"rabbitmq", "kafka", "rocketmq"}));
   cmd->add_option("--redis", a->redis, "Force the Redis fast filter: on or off")->check(CLI::IsMember({"on", "off"}));
   cmd->add_option("--protection", a->protection, "off disables the guard to prove the checkers can fail")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  cmd->add_option("--workload", a->workload, "Which business to simulate: " + SimWorkloadNames())->capture_default_str();
-  cmd->add_option("--jobs", a->jobs, "Threads (seeds run in parallel)")->capture_default_str();
+  cmd->add_option("--workload", a->workload, "Which business to simulate: " + SimWorkloadNames())
+      ->capture_default_str()
+      ->check(CLI::IsMember(SimWorkloads()));
+  cmd->add_option("--jobs", a->jobs, "Threads (seeds run in parallel)")
+      ->capture_default_str()
+      ->transform(IntegerIn(1, 256));
   cmd->add_flag("--json", a->json, "Print the report as JSON");
   cmd->add_flag("--trace", a->trace, "With --seed: print every decision line");
   cmd->add_flag("--require-coverage", a->require_coverage,

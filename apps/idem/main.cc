@@ -1,9 +1,29 @@
 // idem — exactly-once business effects over at-least-once brokers.
+//
+// The exit status is the same contract on every command (and printed in every
+// --help): 0 success, 1 the operation failed, 2 usage error. CLI11's own codes
+// (104, 106, 109, …) are folded into 2, and no exception escapes main.
 #include <iostream>
 
 #include "commands.h"
 
-int main(int argc, char** argv) {
+#ifndef IDEM_VERSION
+#error "IDEM_VERSION comes from the project version in CMake (apps/idem/CMakeLists.txt)"
+#endif
+
+namespace {
+
+constexpr const char* kFooter =
+    "Exit status: 0 success; 1 the operation failed (the message says why and what to do);\n"
+    "2 usage error (unknown option, missing or out-of-range value: nothing was done).\n"
+    "With --json, ids (dead-letter ids, message ids) are JSON strings: RabbitMQ's exceed 2^53.";
+
+void SetFooterEverywhere(CLI::App* app) {
+  app->footer(kFooter);
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) SetFooterEverywhere(sub);
+}
+
+int Run(int argc, char** argv) {
   CLI::App app{
       "idem turns at-least-once message delivery into exactly-once business effects.\n"
       "The embedded default needs no server: a queue file and a SQLite store.\n\n"
@@ -11,19 +31,46 @@ int main(int argc, char** argv) {
       "             idem <command> --help"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every command");
+  app.set_version_flag("--version", std::string("idem ") + IDEM_VERSION, "Print the version and exit");
   idem::cli::AddPublishCommand(app);
   idem::cli::AddQueueCommand(app);
   idem::cli::AddDlqCommand(app);
   idem::cli::AddDemoCommand(app);
   idem::cli::AddSimCommand(app);
   idem::cli::AddBenchCommand(app);
+  SetFooterEverywhere(&app);
+  // CLI11 would answer an unknown command with "A subcommand is required".
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (!first.empty() && first[0] != '-' &&
+      app.get_subcommands([&](CLI::App* sub) { return sub->check_name(first); }).empty()) {
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    std::cerr << "idem: unknown command '" << first << "'; the commands are " << names << " (see: idem --help)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" with code 0; every real parse error is a usage error.
+    const int printed = app.exit(e);
+    return printed == 0 ? 0 : 2;
   } catch (const idem::cli::CliError& e) {
     std::cerr << "idem: " << e.what() << "\n";
-    return e.exit_code;
+    return e.exit_code == 2 ? 2 : 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "idem: internal error: " << e.what() << " (a bug in idem: please report it with the command line)\n";
+  } catch (...) {
+    std::cerr << "idem: internal error: an unknown exception (a bug in idem: please report it with the command line)\n";
+  }
+  return 1;
 }

@@ -6,7 +6,9 @@
 
 namespace idem::cli {
 
-std::string SimWorkloadNames() { return "payments, ledger or mixed"; }
+std::vector<std::string> SimWorkloads() { return {"payments", "ledger"}; }
+
+std::string SimWorkloadNames() { return "payments or ledger"; }
 
 sim::WorkloadFactory SimWorkloadFactory(const std::string& name) {
   if (name == "ledger") return [] { return std::make_unique<sim::LedgerWorkload>(); };

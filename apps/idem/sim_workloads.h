@@ -2,13 +2,15 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/simulation.h"
 
 namespace idem::cli {
 
 inline constexpr const char* kDefaultSimWorkload = "payments";
-std::string SimWorkloadNames();
+std::vector<std::string> SimWorkloads();
+std::string SimWorkloadNames();  // "payments or ledger", for help texts
 // Throws CliError for an unknown name.
 sim::WorkloadFactory SimWorkloadFactory(const std::string& name);
 

@@ -71,6 +71,10 @@ struct BrokerOptions {
   std::vector<std::string> topics;         // consume only these (default: all the broker routes to us)
   int64_t visibility_timeout_ms = 30'000;  // embedded queue: lease per poll; default 30 s
   size_t prefetch = 100;                   // RabbitMQ basic.qos / Kafka fetch bound; default 100
+  // false: the queue must exist already (for inspecting it: stats, the
+  // dead-letter console): NotFound if it does not, and nothing is created or
+  // declared. Default true: publishers and consumers create what they need.
+  bool create_if_missing = true;
 };
 
 // Opens a broker from a URL:

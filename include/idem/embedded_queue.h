@@ -25,11 +25,16 @@ struct EmbeddedQueueOptions {
   bool durable_against_power_loss = true;  // synchronous=FULL; default true
   std::vector<std::string> topics;         // Poll only these topics; default: all
   int64_t poll_interval_ms = 50;           // sleep between polls while waiting; default 50 ms
+  // false: open an existing queue only, for inspecting it: a missing file is
+  // NotFound (nothing is created) and the schema is never written, so a
+  // mistyped path cannot leave an empty queue behind. Default true.
+  bool create_if_missing = true;
 };
 
 class EmbeddedQueue : public Broker {
  public:
-  // Opens (creating if needed) the queue file.
+  // Opens the queue file, creating it if needed (unless !create_if_missing:
+  // then NotFound when there is no file, InvalidArgument when it is not a queue).
   static Result<std::unique_ptr<EmbeddedQueue>> Open(const std::string& path,
                                                      const EmbeddedQueueOptions& options, Env* env);
 

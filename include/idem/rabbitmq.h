@@ -113,6 +113,11 @@ struct RabbitMqOptions {
   int64_t rpc_timeout_ms = 30'000;       // any broker round trip, confirms included; default 30 s
   int64_t release_min_delay_ms = 1'000;  // kRelease shorter than this is a plain requeue; default 1 s
   size_t dead_scan_limit = 10'000;       // most dead letters one console call reads; default 10 000
+  // false: declare nothing, only check with passive declares that queues Q and
+  // Q.dead exist (NotFound if not): for inspecting (stats, the console), so a
+  // mistyped queue= never creates queues. Default true. Set from
+  // BrokerOptions::create_if_missing; not a URL parameter.
+  bool create_if_missing = true;
   // Wait queues Stats probes besides those this process declared; default the
   // RetryPolicy default ladder (30 s, 1 min, 5 min).
   std::vector<int64_t> known_wait_ms{30'000, 60'000, 300'000};

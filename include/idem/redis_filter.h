@@ -47,4 +47,10 @@ struct RedisFilterOptions {
 Result<std::unique_ptr<FastFilter>> OpenRedisFilter(const std::string& url, const RedisFilterOptions& options = {},
                                                     Env* env = nullptr);
 
+// Connects to `url` and sends PING, within the options' connect and command
+// timeouts: OK when Redis answers, else Unavailable naming the address, what it
+// waited for and what to check. For start-up checks: a filter connects lazily,
+// and while Redis is unreachable its outage policy holds messages back quietly.
+Status PingRedis(const std::string& url, const RedisFilterOptions& options = {});
+
 }  // namespace idem

@@ -30,6 +30,7 @@ Result<std::unique_ptr<Broker>> OpenBroker(const std::string& url, const BrokerO
   EmbeddedQueueOptions eo;
   eo.topics = options.topics;
   eo.visibility_timeout_ms = options.visibility_timeout_ms;
+  eo.create_if_missing = options.create_if_missing;
   auto q = EmbeddedQueue::Open(path, eo, env);
   if (!q.ok()) return q.status();
   return std::unique_ptr<Broker>(std::move(*q));

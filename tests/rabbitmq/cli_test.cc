@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "rabbitmq/rabbit_fixture.h"
+#include "testing/base64.h"
+#include "testing/silent_listener.h"
 
 namespace idem::testing {
 namespace {
@@ -34,7 +36,13 @@ TEST_F(RabbitCli, PublishStatsAndTheDeadLetterConsole) {
   ASSERT_EQ(list.status, 0) << list.out;
   auto dead = nlohmann::json::parse(list.out.substr(0, list.out.find('\n')));
   EXPECT_NE(dead["reason"].get<std::string>().find("payment_id"), std::string::npos) << dead.dump();
-  const std::string id = std::to_string(dead["id"].get<int64_t>());
+  // RabbitMQ dead-letter ids are time-ordered int64s above 2^53, where a JSON
+  // number would be rounded by readers that use doubles: they are strings.
+  ASSERT_TRUE(dead["id"].is_string()) << dead.dump();
+  const std::string id = dead["id"];
+  EXPECT_GT(std::stoll(id), int64_t{1} << 53);
+  CommandResult table = Idem({"dlq", "list", "--queue", url});
+  EXPECT_NE(table.out.find(id), std::string::npos) << "the same id as the table shows: " << table.out;
 
   CommandResult show = Idem({"dlq", "show", "--queue", url, id});
   ASSERT_EQ(show.status, 0) << show.out;
@@ -57,6 +65,69 @@ TEST_F(RabbitCli, PublishStatsAndTheDeadLetterConsole) {
   EXPECT_NE(purge.out.find("purged 1"), std::string::npos) << purge.out;
   CommandResult empty = Idem({"dlq", "list", "--queue", url});
   EXPECT_NE(empty.out.find("the terminal queue is empty"), std::string::npos) << empty.out;
+}
+
+TEST_F(RabbitCli, ReadOnlyCommandsOnAMistypedQueueFailAndDeclareNothing) {
+  IDEM_REQUIRE_RABBITMQ();
+  const std::string typo = queue_ + "-typo";
+  const std::string url = base_url_ + "?queue=" + typo;
+  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
+           {"queue", "stats"}, {"dlq", "list"}, {"dlq", "show", "1"}, {"dlq", "replay", "--all"},
+           {"dlq", "purge", "1"}}) {
+    args.insert(args.begin() + 2, {"--queue", url});  // after the (sub-)command words
+    CommandResult r = Idem(args);
+    EXPECT_EQ(r.status, 1) << args[0] << " " << args[1] << ": " << r.out;
+    EXPECT_NE(r.out.find("check --queue; `idem publish` creates it"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("has no queue '" + typo + "'"), std::string::npos) << r.out;
+  }
+  for (const std::string& q : {typo, typo + ".dead", typo + ".audit"})
+    EXPECT_FALSE(RawQueueExists(base_url_, q)) << "queue '" << q << "' was created by a read-only command";
+}
+
+TEST_F(RabbitCli, ReplayOfAnIdThatDoesNotExistMovesNothing) {
+  IDEM_REQUIRE_RABBITMQ();
+  const std::string url = Url();
+  const std::vector<std::string> publish{"publish", "--queue", url, "--topic", "pay", "--key-fields", "payment_id"};
+  ASSERT_EQ(Idem(publish, "{\"amount\":3}\n").status, 1);
+  CommandResult list = Idem({"dlq", "list", "--queue", url, "--json"});
+  ASSERT_EQ(list.status, 0) << list.out;
+  const std::string real = nlohmann::json::parse(list.out.substr(0, list.out.find('\n')))["id"];
+  CommandResult r = Idem({"dlq", "replay", "--queue", url, real, "12345", "--actor", "cli-test"});
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("no dead letter with id 12345: nothing was replayed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("replayed 0"), std::string::npos) << r.out;
+  QueueStats st = Stats();
+  EXPECT_EQ(st.dead, 1) << "the real dead letter stays where it was";
+  EXPECT_EQ(st.ready, 0);
+}
+
+TEST_F(RabbitCli, ShowJsonGivesThePayloadBackByteExact) {
+  IDEM_REQUIRE_RABBITMQ();
+  const std::string url = Url();
+  const std::string invalid_utf8 = "{\"payment_id\":\"P3\",\"note\":\"\xff\xfe\x80\"}";
+  const std::vector<std::string> publish{"publish", "--queue", url, "--topic", "pay", "--key-fields", "payment_id"};
+  ASSERT_EQ(Idem(publish, invalid_utf8 + "\n").status, 1);
+  CommandResult list = Idem({"dlq", "list", "--queue", url, "--json"});
+  ASSERT_EQ(list.status, 0) << list.out;
+  const std::string id = nlohmann::json::parse(list.out.substr(0, list.out.find('\n')))["id"];
+  CommandResult show = Idem({"dlq", "show", "--queue", url, id, "--json"});
+  ASSERT_EQ(show.status, 0) << show.out;
+  auto j = nlohmann::json::parse(show.out);
+  EXPECT_EQ(j["payload_encoding"], "base64") << show.out;
+  EXPECT_EQ(Unbase64(j.value("payload_base64", "")), invalid_utf8) << show.out;
+}
+
+// No server needed: something that accepts the TCP connection and never speaks.
+TEST_F(RabbitCli, ABrokerThatNeverAnswersIsReportedAfterTheConnectTimeout) {
+  SilentListener hung;
+  ASSERT_NE(hung.port(), 0);
+  const std::string url =
+      "amqp://guest:guest@127.0.0.1:" + std::to_string(hung.port()) + "/%2f?queue=x&connect_timeout_ms=300";
+  CommandResult r = Idem({"queue", "stats", "--queue", url});
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(r.out.find("did not answer the AMQP handshake within connect_timeout_ms=300"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("127.0.0.1:" + std::to_string(hung.port())), std::string::npos) << r.out;
 }
 
 TEST_F(RabbitCli, AnUnreachableBrokerIsReportedWithWhatToDo) {

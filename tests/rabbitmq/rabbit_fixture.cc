@@ -41,43 +41,71 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const std::string
   return r;
 }
 
-std::optional<RawGet> RawTakeOne(const std::string& base_url, const std::string& queue, bool reject) {
+namespace {
+
+// A logged-in connection with channel 1 open, or nullptr (after a test failure).
+amqp_connection_state_t RawConnect(const std::string& base_url) {
   std::string url = base_url;
   amqp_connection_info info;
   if (amqp_parse_url(url.data(), &info) != AMQP_STATUS_OK) {
     ADD_FAILURE() << "bad URL " << base_url;
-    return std::nullopt;
+    return nullptr;
   }
   amqp_connection_state_t conn = amqp_new_connection();
   amqp_socket_t* socket = amqp_tcp_socket_new(conn);
-  std::optional<RawGet> got;
-  if (amqp_socket_open(socket, info.host, info.port) == AMQP_STATUS_OK &&
-      amqp_login(conn, info.vhost, 0, 131072, 0, AMQP_SASL_METHOD_PLAIN, info.user, info.password).reply_type ==
+  if (amqp_socket_open(socket, info.host, info.port) != AMQP_STATUS_OK ||
+      amqp_login(conn, info.vhost, 0, 131072, 0, AMQP_SASL_METHOD_PLAIN, info.user, info.password).reply_type !=
           AMQP_RESPONSE_NORMAL) {
-    amqp_channel_open(conn, 1);
-    amqp_rpc_reply_t r = amqp_basic_get(conn, 1, amqp_cstring_bytes(queue.c_str()), 0);
-    if (r.reply_type == AMQP_RESPONSE_NORMAL && r.reply.id == AMQP_BASIC_GET_OK_METHOD) {
-      auto* ok = static_cast<amqp_basic_get_ok_t*>(r.reply.decoded);
-      const uint64_t tag = ok->delivery_tag;
-      RawGet g;
-      g.redelivered = ok->redelivered;
-      g.routing_key.assign(static_cast<char*>(ok->routing_key.bytes), ok->routing_key.len);
-      amqp_message_t msg;
-      if (amqp_read_message(conn, 1, &msg, 0).reply_type == AMQP_RESPONSE_NORMAL) {
-        g.body.assign(static_cast<char*>(msg.body.bytes), msg.body.len);
-        amqp_destroy_message(&msg);
-        if (reject) amqp_basic_reject(conn, 1, tag, /*requeue=*/0);
-        else amqp_basic_ack(conn, 1, tag, 0);
-        got = g;
-      }
-    }
-    amqp_channel_close(conn, 1, AMQP_REPLY_SUCCESS);
-    amqp_connection_close(conn, AMQP_REPLY_SUCCESS);
-  } else {
     ADD_FAILURE() << "cannot connect to " << base_url;
+    amqp_destroy_connection(conn);
+    return nullptr;
   }
+  amqp_channel_open(conn, 1);
+  return conn;
+}
+
+void RawClose(amqp_connection_state_t conn) {
+  amqp_channel_close(conn, 1, AMQP_REPLY_SUCCESS);
+  amqp_connection_close(conn, AMQP_REPLY_SUCCESS);
   amqp_destroy_connection(conn);
+}
+
+}  // namespace
+
+std::optional<RawGet> RawTakeOne(const std::string& base_url, const std::string& queue, bool reject) {
+  amqp_connection_state_t conn = RawConnect(base_url);
+  if (!conn) return std::nullopt;
+  std::optional<RawGet> got;
+  amqp_rpc_reply_t r = amqp_basic_get(conn, 1, amqp_cstring_bytes(queue.c_str()), 0);
+  if (r.reply_type == AMQP_RESPONSE_NORMAL && r.reply.id == AMQP_BASIC_GET_OK_METHOD) {
+    auto* ok = static_cast<amqp_basic_get_ok_t*>(r.reply.decoded);
+    const uint64_t tag = ok->delivery_tag;
+    RawGet g;
+    g.redelivered = ok->redelivered;
+    g.routing_key.assign(static_cast<char*>(ok->routing_key.bytes), ok->routing_key.len);
+    amqp_message_t msg;
+    if (amqp_read_message(conn, 1, &msg, 0).reply_type == AMQP_RESPONSE_NORMAL) {
+      g.body.assign(static_cast<char*>(msg.body.bytes), msg.body.len);
+      amqp_destroy_message(&msg);
+      if (reject) amqp_basic_reject(conn, 1, tag, /*requeue=*/0);
+      else amqp_basic_ack(conn, 1, tag, 0);
+      got = g;
+    }
+  }
+  RawClose(conn);
   return got;
+}
+
+bool RawQueueExists(const std::string& base_url, const std::string& queue) {
+  amqp_connection_state_t conn = RawConnect(base_url);
+  if (!conn) return false;
+  amqp_queue_declare(conn, 1, amqp_cstring_bytes(queue.c_str()), /*passive=*/1, 0, 0, 0, amqp_empty_table);
+  const bool exists = amqp_get_rpc_reply(conn).reply_type == AMQP_RESPONSE_NORMAL;
+  // A 404 closed channel 1: only the connection is left to close.
+  if (exists) amqp_channel_close(conn, 1, AMQP_REPLY_SUCCESS);
+  amqp_connection_close(conn, AMQP_REPLY_SUCCESS);
+  amqp_destroy_connection(conn);
+  return exists;
 }
 
 void RabbitTest::SetUp() {

@@ -37,6 +37,8 @@ struct RawGet {
 // basic.get one message from `queue`; with `reject`, basic.reject(requeue=false),
 // else basic.ack. nullopt when the queue is empty.
 std::optional<RawGet> RawTakeOne(const std::string& base_url, const std::string& queue, bool reject);
+// Whether `queue` exists, asked with a passive queue.declare (which creates nothing).
+bool RawQueueExists(const std::string& base_url, const std::string& queue);
 
 // A Source that records every message it hands out.
 class RecordingSource final : public Source {

@@ -3,6 +3,7 @@
 #include <sys/time.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include "cache/redis/sigpipe_guard.h"
 
@@ -49,7 +50,8 @@ Status Conn::Connect() {
   if (!c || c->err) {
     last_error_ = c ? c->errstr : "out of memory";
     if (c) redisFree(c);
-    return Status::Unavailable("cannot connect to Redis at " + Describe() + ": " + last_error_ +
+    return Status::Unavailable("cannot connect to Redis at " + Describe() + " within the connect timeout of " +
+                               std::to_string(options_.connect_timeout_ms) + " ms: " + last_error_ +
                                " (check that redis-server runs and that the URL is right)");
   }
   ctx_ = c;
@@ -67,8 +69,18 @@ Status Conn::Connect() {
   return Status::Unavailable("cannot set up the Redis connection to " + Describe() + ": " + r.status().message());
 }
 
+std::string Conn::ErrorText(const std::string& fallback) const {
+  if (!ctx_ || !ctx_->err) return fallback;
+  // hiredis 0.14 reports a read past the command timeout as an I/O error with
+  // errno EAGAIN ("Resource temporarily unavailable"), which says nothing to a user.
+  if (ctx_->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK))
+    return "no answer within the command timeout of " + std::to_string(options_.command_timeout_ms) +
+           " ms (is it Redis that listens there, and is it overloaded?)";
+  return ctx_->errstr;
+}
+
 Status Conn::Drop(const std::string& what) {
-  last_error_ = ctx_ && ctx_->err ? std::string(ctx_->errstr) : what;
+  last_error_ = ErrorText(what);
   redisFree(ctx_);
   ctx_ = nullptr;
   // Reconnect at the next call: the server may have closed only this connection.

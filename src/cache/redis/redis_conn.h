@@ -40,6 +40,9 @@ class Conn {
  private:
   Status EnsureConnected();
   Status Connect();
+  // What went wrong on the context (errno must still be that of the failed
+  // call), or `fallback` when hiredis recorded nothing.
+  std::string ErrorText(const std::string& fallback) const;
   // Forgets the connection: after a timeout a late reply could otherwise be
   // read as the answer to a later command.
   Status Drop(const std::string& what);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <nlohmann/json.hpp>
@@ -103,6 +104,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
   }
 
   Status Init() {
+    if (!opt_.create_if_missing) return CheckIsQueue();
     IDEM_RETURN_IF_ERROR(db_->Begin());
     Status s = db_->ExecScript(kSchema);
     if (!s.ok()) {
@@ -110,6 +112,17 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
       return s;
     }
     return db_->Commit();
+  }
+
+  // For an existing-only open: the file must hold the queue table already.
+  Status CheckIsQueue() {
+    auto rows = db_->Query("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'idem_queue'");
+    if (!rows.ok())
+      return Status::InvalidArgument("'" + db_->path() + "' is not an idem queue: " + rows.status().message());
+    if (AsInt((*rows)[0][0]) == 0)
+      return Status::InvalidArgument("'" + db_->path() + "' is an SQLite file but not an idem queue (no idem_queue "
+                                     "table): is it a store file?");
+    return Status::OK();
   }
 
   std::string NewMessageId() {
@@ -379,6 +392,15 @@ Result<std::unique_ptr<EmbeddedQueue>> EmbeddedQueue::Open(const std::string& pa
   sqlite::OpenOptions o;
   o.synchronous_full = options.durable_against_power_loss;
   o.busy_timeout_ms = options.busy_timeout_ms;
+  o.create = options.create_if_missing;
+  // WAL is a property of the file, set when it was created; setting it again on
+  // an existing-only open would rewrite a file that may not even be a queue.
+  o.wal = options.create_if_missing;
+  if (!options.create_if_missing) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      return Status::NotFound("queue file '" + path + "' does not exist (opened without create_if_missing)");
+  }
   auto db = sqlite::Db::Open(path, o);
   if (!db.ok()) return db.status();
   auto q = std::make_unique<EmbeddedQueueImpl>(std::move(*db), options, env);

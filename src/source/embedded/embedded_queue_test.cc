@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include "testing/test_util.h"
 
 namespace idem {
@@ -48,6 +50,40 @@ class EmbeddedQueueTest : public ::testing::Test {
   ManualEnv env_;
   std::unique_ptr<EmbeddedQueue> queue_;
 };
+
+TEST_F(EmbeddedQueueTest, AnExistingOnlyOpenCreatesNothing) {
+  EmbeddedQueueOptions inspect;
+  inspect.create_if_missing = false;
+  const std::string missing = dir_.File("typo.db");
+  auto q = EmbeddedQueue::Open(missing, inspect, &env_);
+  ASSERT_FALSE(q.ok());
+  EXPECT_TRUE(q.status().IsNotFound()) << q.status().ToString();
+  EXPECT_NE(q.status().message().find("typo.db"), std::string::npos) << q.status().ToString();
+  EXPECT_FALSE(std::filesystem::exists(missing)) << "a mistyped path must not leave a queue behind";
+
+  // An SQLite file that is not a queue (a store, say) is refused and not turned into one.
+  const std::string other = dir_.File("store.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(other.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "CREATE TABLE accounts (id INTEGER)", nullptr, nullptr, nullptr), SQLITE_OK);
+  q = EmbeddedQueue::Open(other, inspect, &env_);
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().message().find("not an idem queue"), std::string::npos) << q.status().ToString();
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'idem_queue%'", -1, &stmt,
+                               nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(stmt, 0), 0) << "the schema is never written on an existing-only open";
+  sqlite3_finalize(stmt);
+  sqlite3_close(raw);
+
+  // The queue itself opens and reads as usual.
+  ASSERT_TRUE(queue_->Publish(Msg("{}")).ok());
+  q = EmbeddedQueue::Open(dir_.File("q.db"), inspect, &env_);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ((*q)->Stats()->ready, 1);
+}
 
 TEST_F(EmbeddedQueueTest, PublishPollAckInOrder) {
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(queue_->Publish(Msg("{\"n\":" + std::to_string(i) + "}")).ok());

@@ -63,10 +63,11 @@ Status AmqpConnection::Open() {
   }
   timeval connect_tv = ToTimeval(opt_.connect_timeout_ms);
   int rc = amqp_socket_open_noblock(socket, opt_.host.c_str(), opt_.port, &connect_tv);
+  const std::string waited = "connect_timeout_ms=" + std::to_string(opt_.connect_timeout_ms);
   if (rc != AMQP_STATUS_OK) {
     Close();
-    return Status::Unavailable("cannot connect to RabbitMQ at " + where + " (" + amqp_error_string2(rc) +
-                               "): is the broker running? idem retries the connection");
+    return Status::Unavailable("cannot connect to RabbitMQ at " + where + " within " + waited + " (" +
+                               amqp_error_string2(rc) + "): is the broker running? idem retries the connection");
   }
   timeval rpc_tv = ToTimeval(opt_.rpc_timeout_ms);
   amqp_set_handshake_timeout(state_, &connect_tv);
@@ -82,6 +83,16 @@ Status AmqpConnection::Open() {
   amqp_rpc_reply_t reply =
       amqp_login_with_properties(state_, opt_.vhost.c_str(), 0, 131072, opt_.heartbeat_s, &props,
                                  AMQP_SASL_METHOD_PLAIN, opt_.user.c_str(), opt_.password.c_str());
+  if (reply.reply_type == AMQP_RESPONSE_LIBRARY_EXCEPTION && reply.library_error == AMQP_STATUS_TIMEOUT) {
+    // Something accepted the TCP connection and then said nothing. Broken: a
+    // polite close would wait for an answer all over again.
+    broken_ = true;
+    Close();
+    return Status::Unavailable("RabbitMQ at " + where + " accepted the connection but did not answer the AMQP "
+                               "handshake within " + waited +
+                               ": is it RabbitMQ that listens on that port, and is it overloaded? idem retries "
+                               "the connection");
+  }
   if (Status s = Check(reply, "login to " + where + " vhost '" + opt_.vhost + "' as '" + opt_.user + "'");
       !s.ok()) {
     Close();

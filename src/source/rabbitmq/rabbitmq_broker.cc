@@ -26,7 +26,7 @@ Status RabbitMqBroker::EnsurePublisher() {
   if (publisher_.is_open()) return Status::OK();
   declared_.clear();
   Status s = publisher_.Open();
-  if (s.ok()) s = DeclareCore(publisher_, names_);
+  if (s.ok()) s = opt_.create_if_missing ? DeclareCore(publisher_, names_) : CheckCoreExists(publisher_, names_);
   if (s.ok()) s = confirms_.Start();
   if (!s.ok()) publisher_.MarkBroken();
   return s;
@@ -35,7 +35,7 @@ Status RabbitMqBroker::EnsurePublisher() {
 Status RabbitMqBroker::EnsureConsumer() {
   if (consumer_.is_open()) return Status::OK();
   Status s = consumer_.Open();
-  if (s.ok()) s = DeclareCore(consumer_, names_);
+  if (s.ok()) s = opt_.create_if_missing ? DeclareCore(consumer_, names_) : CheckCoreExists(consumer_, names_);
   if (s.ok()) {
     amqp_basic_qos(consumer_.raw(), kChannel, 0, static_cast<uint16_t>(opt_.prefetch), 0);
     s = consumer_.Check(amqp_get_rpc_reply(consumer_.raw()), "setting the prefetch (basic.qos)");
@@ -165,6 +165,7 @@ Result<std::unique_ptr<Broker>> OpenRabbitMqBroker(const std::string& url, const
         "supported; use one queue per set of topics (queue=NAME in the URL)");
   // The URL's prefetch= wins; otherwise the caller's BrokerOptions bound it.
   if (url.find("prefetch=") == std::string::npos) options->prefetch = std::clamp<size_t>(broker_options.prefetch, 1, 65535);
+  options->create_if_missing = broker_options.create_if_missing;
   return OpenRabbitMqBroker(*options, env);
 }
 

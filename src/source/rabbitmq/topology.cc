@@ -52,6 +52,19 @@ Status DeclareCore(AmqpConnection& conn, const QueueNames& names) {
   return DeclareQueue(conn, names.dead, no_args);
 }
 
+Status CheckCoreExists(AmqpConnection& conn, const QueueNames& names) {
+  for (const std::string* queue : {&names.main, &names.dead}) {
+    amqp_queue_declare(conn.raw(), 1, StringBytes(*queue), /*passive=*/1, 0, 0, 0, amqp_empty_table);
+    Status s = conn.Check(amqp_get_rpc_reply(conn.raw()), "looking up queue '" + *queue + "'");
+    if (s.IsNotFound())
+      return Status::NotFound("RabbitMQ at " + conn.options().host + ":" + std::to_string(conn.options().port) +
+                              " vhost '" + conn.options().vhost + "' has no queue '" + *queue +
+                              "'; nothing was declared");
+    IDEM_RETURN_IF_ERROR(s);
+  }
+  return Status::OK();
+}
+
 Status DeclareDelayQueue(AmqpConnection& conn, const QueueNames& names, const std::string& queue, int64_t ttl_ms) {
   FieldTable args;
   args.SetInt("x-message-ttl", ttl_ms);

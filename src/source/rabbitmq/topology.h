@@ -33,6 +33,9 @@ int64_t HoldStepMs(int64_t delay_ms);
 // Declares exchange Q, queue Q (dead-lettering to Q.dead), the "#" binding and
 // queue Q.dead, on channel 1.
 Status DeclareCore(AmqpConnection& conn, const QueueNames& names);
+// Checks with passive declares that queues Q and Q.dead exist, declaring nothing:
+// NotFound (and channel 1 closed) when one does not.
+Status CheckCoreExists(AmqpConnection& conn, const QueueNames& names);
 // Declares a wait or hold queue whose messages return to Q after `ttl_ms`.
 Status DeclareDelayQueue(AmqpConnection& conn, const QueueNames& names, const std::string& queue, int64_t ttl_ms);
 Status DeclareAuditQueue(AmqpConnection& conn, const QueueNames& names);

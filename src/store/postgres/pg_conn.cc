@@ -22,6 +22,17 @@ std::string Abbreviated(std::string_view sql) {
   return sql.size() <= kMax ? std::string(sql) : std::string(sql.substr(0, kMax)) + "…";
 }
 
+// The connect_timeout libpq used: the URL's own if it set one, else ours.
+std::string ConnectTimeoutOf(PGconn* conn, const std::string& ours) {
+  std::string used = ours;
+  if (PQconninfoOption* options = PQconninfo(conn)) {
+    for (PQconninfoOption* o = options; o->keyword; ++o)
+      if (std::string_view(o->keyword) == "connect_timeout" && o->val && *o->val) used = o->val;
+    PQconninfoFree(options);
+  }
+  return used;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Conn>> Conn::Open(const std::string& url, const PostgresStoreOptions& options, Env* env) {
@@ -34,8 +45,8 @@ Result<std::unique_ptr<Conn>> Conn::Open(const std::string& url, const PostgresS
   if (!raw) return Status::Unavailable("cannot connect to PostgreSQL: libpq is out of memory");
   std::unique_ptr<Conn> conn(new Conn(raw, options, env));
   if (!conn->Healthy())
-    return Status::Unavailable("cannot connect to PostgreSQL (" + conn->Describe() + "): " +
-                               TrimmedMessage(PQerrorMessage(raw)) +
+    return Status::Unavailable("cannot connect to PostgreSQL (" + conn->Describe() + ") within connect_timeout=" +
+                               ConnectTimeoutOf(raw, timeout) + " s: " + TrimmedMessage(PQerrorMessage(raw)) +
                                " (check that the server runs and that the URL's host, port, user and "
                                "database are right)");
   PQsetNoticeProcessor(raw, IgnoreNotice, nullptr);

@@ -33,7 +33,8 @@ Status StatusFromSqlite(int rc, std::string message) {
 Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions& options) {
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+                           SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX,
+                           nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = "cannot open SQLite database '" + path + "': " +
                       (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)) +

@@ -21,6 +21,7 @@ struct OpenOptions {
   bool synchronous_full = true;
   int busy_timeout_ms = 10'000;
   bool wal = true;
+  bool create = true;  // false: a missing file is an error (SQLITE_CANTOPEN), never created
 };
 
 class Db {
