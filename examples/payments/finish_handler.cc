@@ -15,7 +15,7 @@ HandlerSpec FinishHandler(const ServiceOptions& options) {
     auto ev = ParseFinish(ctx.message.payload);
     if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
     auto moved = OrderStates().Move(ctx.tx, ev->order_no, kFinished, {{"updated_at_ms", ctx.env.NowMs()}});
-    if (!moved.ok()) return Failed(moved.status(), "mark order finished");
+    if (!moved.ok()) return HandlerResult::FromStatus(moved.status(), "mark order finished");
     if (!moved->applied()) return NotApplied(*moved, kFinished, ev->order_no, options);
     return HandlerResult::Ok("finished " + ev->order_no);
   };

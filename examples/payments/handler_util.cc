@@ -2,13 +2,6 @@
 
 namespace idem::payments::detail {
 
-HandlerResult Failed(const Status& s, std::string_view what) {
-  std::string reason = std::string(what) + ": " + s.ToString();
-  const bool permanent = s.code() == Status::Code::kInvalidArgument || s.code() == Status::Code::kPermanent ||
-                         s.code() == Status::Code::kCorruption;
-  return permanent ? HandlerResult::Permanent(std::move(reason)) : HandlerResult::Retryable(std::move(reason));
-}
-
 Result<std::optional<OrderRow>> ReadOrder(SqlTx& tx, const std::string& order_no) {
   auto rows = tx.Query("SELECT user_id, sku, status, quantity, amount_cents FROM pay_orders WHERE order_no = ?",
                        {order_no});
@@ -53,10 +46,10 @@ std::optional<HandlerResult> NoticeOnce(HandlerContext& ctx, const ServiceOption
                          {"order_no", notice.order_no},
                          {"kind", notice.kind},
                          {"created_at_ms", ctx.env.NowMs()}});
-  if (!ins.ok()) return Failed(ins.status(), "record notice");
+  if (!ins.ok()) return HandlerResult::FromStatus(ins.status(), "record notice");
   if (*ins == InsertOutcome::kAlreadyApplied) return std::nullopt;  // sent before: at most once per event
   Status s = options.downstream->SendNotice(notice);
-  if (!s.ok()) return Failed(s, "send notice " + notice.event_key);
+  if (!s.ok()) return HandlerResult::FromStatus(s, "send notice " + notice.event_key);
   return std::nullopt;
 }
 

@@ -15,9 +15,6 @@ namespace idem::payments::detail {
 
 inline const BalanceColumn kAccountBalance{"pay_accounts", "user_id", "balance_cents"};
 
-// A failed statement or call: retryable unless the status says retrying cannot help.
-HandlerResult Failed(const Status& s, std::string_view what);
-
 struct OrderRow {
   std::string user_id, sku, status;
   int64_t quantity = 0;

@@ -18,7 +18,7 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
     auto ev = ParsePaySuccess(ctx.message.payload);
     if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
     auto order = ReadOrder(ctx.tx, ev->order_no);
-    if (!order.ok()) return Failed(order.status(), "read order");
+    if (!order.ok()) return HandlerResult::FromStatus(order.status(), "read order");
     if (!order->has_value()) return HandlerResult::Permanent("no order " + ev->order_no);
     if ((*order)->user_id != ev->user_id || (*order)->amount_cents != ev->amount_cents)
       return HandlerResult::Permanent("payment " + ev->payment_id + " does not match order " + ev->order_no +
@@ -27,7 +27,7 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
 
     auto moved = OrderStates().Move(ctx.tx, ev->order_no, kPaid,
                                     {{"payment_id", ev->payment_id}, {"updated_at_ms", now}});
-    if (!moved.ok()) return Failed(moved.status(), "mark order paid");
+    if (!moved.ok()) return HandlerResult::FromStatus(moved.status(), "mark order paid");
     if (!moved->applied()) return NotApplied(*moved, kPaid, ev->order_no, options);
 
     auto flow = InsertOnce(ctx.tx, "pay_account_flows",
@@ -36,14 +36,14 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
                             {"user_id", ev->user_id},
                             {"amount_cents", -ev->amount_cents},
                             {"created_at_ms", now}});
-    if (!flow.ok()) return Failed(flow.status(), "write ledger");
+    if (!flow.ok()) return HandlerResult::FromStatus(flow.status(), "write ledger");
     if (*flow == InsertOutcome::kAlreadyApplied) {
       Log(options, "payment " + ev->payment_id + " already in the ledger (acknowledged, not charged again)");
       return HandlerResult::Ok("already charged: ledger holds " + ev->payment_id);
     }
 
     auto bal = ChangeBalance(ctx.tx, kAccountBalance, ev->user_id, -ev->amount_cents);
-    if (!bal.ok()) return Failed(bal.status(), "deduct balance");
+    if (!bal.ok()) return HandlerResult::FromStatus(bal.status(), "deduct balance");
     if (*bal == BalanceChange::kNotFound) return HandlerResult::Permanent("no account " + ev->user_id);
     if (*bal == BalanceChange::kInsufficient) {
       Log(options, "payment " + ev->payment_id + ": insufficient balance (retried later)");
@@ -52,7 +52,7 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
     }
 
     Status bank = options.downstream->ConfirmDebit(ctx.idempotency_key, ev->payment_id, ev->amount_cents);
-    if (!bank.ok()) return Failed(bank, "bank confirm");
+    if (!bank.ok()) return HandlerResult::FromStatus(bank, "bank confirm");
 
     auto points = InsertOnce(ctx.tx, "pay_points",
                              {{"payment_id", ev->payment_id},
@@ -60,7 +60,7 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
                               {"user_id", ev->user_id},
                               {"points", ev->amount_cents / 100},
                               {"created_at_ms", now}});
-    if (!points.ok()) return Failed(points.status(), "grant points");
+    if (!points.ok()) return HandlerResult::FromStatus(points.status(), "grant points");
 
     if (auto failed = NoticeOnce(ctx, options,
                                  {"", NoticeKey("PAY_SUCCESS", ev->payment_id), ev->user_id, ev->order_no, "PAY_SUCCESS"}))

@@ -20,7 +20,7 @@ HandlerSpec PointsHandler(const ServiceOptions& options) {
                            {"user_id", ev->user_id},
                            {"points", ev->points},
                            {"created_at_ms", ctx.env.NowMs()}});
-    if (!ins.ok()) return Failed(ins.status(), "grant points");
+    if (!ins.ok()) return HandlerResult::FromStatus(ins.status(), "grant points");
     if (*ins == InsertOutcome::kAlreadyApplied) {
       Log(options, "points for " + ev->payment_id + "/" + ev->scene + " already granted (acknowledged)");
       return HandlerResult::Ok("already granted");

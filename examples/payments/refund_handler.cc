@@ -16,7 +16,7 @@ HandlerSpec RefundHandler(const ServiceOptions& options) {
     auto ev = ParseRefund(ctx.message.payload);
     if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
     auto order = ReadOrder(ctx.tx, ev->order_no);
-    if (!order.ok()) return Failed(order.status(), "read order");
+    if (!order.ok()) return HandlerResult::FromStatus(order.status(), "read order");
     if (!order->has_value()) return HandlerResult::Permanent("no order " + ev->order_no);
     if ((*order)->user_id != ev->user_id || (*order)->amount_cents != ev->amount_cents)
       return HandlerResult::Permanent("refund " + ev->refund_id + " does not match order " + ev->order_no +
@@ -24,7 +24,7 @@ HandlerSpec RefundHandler(const ServiceOptions& options) {
     const int64_t now = ctx.env.NowMs();
 
     auto moved = OrderStates().Move(ctx.tx, ev->order_no, kRefunded, {{"updated_at_ms", now}});
-    if (!moved.ok()) return Failed(moved.status(), "mark order refunded");
+    if (!moved.ok()) return HandlerResult::FromStatus(moved.status(), "mark order refunded");
     if (!moved->applied()) return NotApplied(*moved, kRefunded, ev->order_no, options);
 
     auto flow = InsertOnce(ctx.tx, "pay_account_flows",
@@ -33,11 +33,11 @@ HandlerSpec RefundHandler(const ServiceOptions& options) {
                             {"user_id", ev->user_id},
                             {"amount_cents", ev->amount_cents},
                             {"created_at_ms", now}});
-    if (!flow.ok()) return Failed(flow.status(), "write ledger");
+    if (!flow.ok()) return HandlerResult::FromStatus(flow.status(), "write ledger");
     if (*flow == InsertOutcome::kAlreadyApplied) return HandlerResult::Ok("already refunded: ledger holds " + ev->refund_id);
 
     auto bal = ChangeBalance(ctx.tx, kAccountBalance, ev->user_id, ev->amount_cents);
-    if (!bal.ok()) return Failed(bal.status(), "credit balance");
+    if (!bal.ok()) return HandlerResult::FromStatus(bal.status(), "credit balance");
     if (*bal != BalanceChange::kApplied) return HandlerResult::Permanent("no account " + ev->user_id);
 
     if (auto failed = NoticeOnce(ctx, options,

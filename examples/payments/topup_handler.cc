@@ -19,10 +19,10 @@ HandlerSpec TopUpHandler(const ServiceOptions& options) {
                             {"user_id", ev->user_id},
                             {"amount_cents", ev->amount_cents},
                             {"created_at_ms", ctx.env.NowMs()}});
-    if (!flow.ok()) return Failed(flow.status(), "write ledger");
+    if (!flow.ok()) return HandlerResult::FromStatus(flow.status(), "write ledger");
     if (*flow == InsertOutcome::kAlreadyApplied) return HandlerResult::Ok("already credited: ledger holds " + ev->topup_id);
     auto bal = ChangeBalance(ctx.tx, kAccountBalance, ev->user_id, ev->amount_cents);
-    if (!bal.ok()) return Failed(bal.status(), "credit balance");
+    if (!bal.ok()) return HandlerResult::FromStatus(bal.status(), "credit balance");
     if (*bal != BalanceChange::kApplied) return HandlerResult::Permanent("no account " + ev->user_id);
     return HandlerResult::Ok("topped up " + std::to_string(ev->amount_cents) + " cents for " + ev->user_id);
   };

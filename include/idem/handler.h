@@ -5,11 +5,13 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "idem/env.h"
 #include "idem/message.h"
 #include "idem/sql.h"
+#include "idem/status.h"
 
 namespace idem {
 
@@ -26,6 +28,13 @@ struct HandlerResult {
   static HandlerResult Ok(std::string summary = {}) { return {Outcome::kOk, {}, std::move(summary)}; }
   static HandlerResult Retryable(std::string reason) { return {Outcome::kRetryable, std::move(reason), {}}; }
   static HandlerResult Permanent(std::string reason) { return {Outcome::kPermanent, std::move(reason), {}}; }
+
+  // A failed guard or statement as a handler result, with `what` the step that
+  // failed: "write ledger: <status>". Bad input (InvalidArgument — a payload
+  // field missing or of the wrong type —, Permanent, Corruption) is permanent;
+  // everything else (the database unavailable, a lock timeout, a deadlock) is
+  // retryable.
+  static HandlerResult FromStatus(const Status& status, std::string_view what);
 };
 
 struct RetryableError : std::runtime_error {

@@ -1,0 +1,15 @@
+#include "idem/handler.h"
+
+namespace idem {
+
+HandlerResult HandlerResult::FromStatus(const Status& status, std::string_view what) {
+  std::string reason = std::string(what) + ": " + status.ToString();
+  switch (status.code()) {
+    case Status::Code::kInvalidArgument:
+    case Status::Code::kPermanent:
+    case Status::Code::kCorruption: return Permanent(std::move(reason));
+    default: return Retryable(std::move(reason));
+  }
+}
+
+}  // namespace idem
