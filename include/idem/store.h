@@ -87,7 +87,7 @@ class Store {
   // Runs `sql` (DDL for business tables, e.g. the payments schema) in its own transaction.
   virtual Status ExecScript(std::string_view sql) = 0;
 
-  virtual std::string_view Dialect() const = 0;
+  virtual idem::Dialect Dialect() const = 0;
 };
 
 struct SqliteStoreOptions {

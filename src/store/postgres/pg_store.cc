@@ -114,7 +114,7 @@ class PgStore final : public Store {
     return (*tx)->Commit();
   }
 
-  std::string_view Dialect() const override { return "postgres"; }
+  idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
 
  private:
   Status EnsureConnected() { return conn_->Healthy() ? Status::OK() : conn_->Reconnect(); }

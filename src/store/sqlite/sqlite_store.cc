@@ -70,7 +70,7 @@ class SqliteTx final : public StoreTx {
     return db_->Exec("ROLLBACK TO " + std::string(name), {}).status();
   }
   Status Release(std::string_view name) override { return db_->Exec("RELEASE " + std::string(name), {}).status(); }
-  std::string_view Dialect() const override { return "sqlite"; }
+  idem::Dialect Dialect() const override { return idem::Dialect::kSqlite; }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
                                          int64_t now_ms, int64_t lease_until_ms) override {
@@ -257,7 +257,7 @@ class SqliteStore final : public Store {
     return db_->Commit();
   }
 
-  std::string_view Dialect() const override { return "sqlite"; }
+  idem::Dialect Dialect() const override { return idem::Dialect::kSqlite; }
 
  private:
   std::unique_ptr<sqlite::Db> db_;
