@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli_util.h"
-#include "core/key.h"
+#include "idem/key.h"
 
 namespace idem::cli {
 namespace {
