@@ -36,7 +36,7 @@ foreach(option_lib IN ITEMS POSTGRES:postgres:libpq RABBITMQ:rabbitmq:librabbitm
     string(APPEND idem_pc_requires " ${pc}")
   endif()
 endforeach()
-set(idem_pc_libs "-lidem_connect -lidem_guards${idem_pc_libs} -lidem_sqlite -lidem_embedded_queue -lidem_sqlite_db -lidem_core")
+set(idem_pc_libs "-lidem_connect -lidem_guards${idem_pc_libs} -lidem_sqlite -lidem_core")
 file(RELATIVE_PATH idem_pc_up /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" idem_pc_up "${idem_pc_up}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/idem.pc.in ${PROJECT_BINARY_DIR}/idem.pc @ONLY)
