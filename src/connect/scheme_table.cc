@@ -2,6 +2,23 @@
 
 namespace idem::connect {
 
+std::string RedactedUrl(std::string_view url) {
+  std::string out(url);
+  if (const size_t scheme = out.find("://"); scheme != std::string::npos) {
+    const size_t host = out.find_first_of("/?#", scheme + 3);
+    const size_t at = out.rfind('@', host == std::string::npos ? std::string::npos : host);
+    if (at != std::string::npos && at > scheme) {
+      const size_t colon = out.find(':', scheme + 3);
+      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+    }
+  }
+  for (size_t p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 1)) {
+    const size_t value = p + 9, end = out.find_first_of("&# ", value);
+    out.replace(value, (end == std::string::npos ? out.size() : end) - value, "***");
+  }
+  return out;
+}
+
 int MatchScheme(const std::vector<const SchemeInfo*>& infos, std::string_view url) {
   for (size_t i = 0; i < infos.size(); ++i)
     for (const std::string& prefix : infos[i]->prefixes)
@@ -20,12 +37,12 @@ Status UnknownScheme(std::string_view kind, const std::vector<const SchemeInfo*>
     known += info->form;
     if (info->takes_bare_path) known += " (or a bare file path)";
   }
-  return Status::InvalidArgument("unsupported " + std::string(kind) + " URL '" + std::string(url) +
+  return Status::InvalidArgument("unsupported " + std::string(kind) + " URL '" + RedactedUrl(url) +
                                  "': the known schemes are " + known);
 }
 
 Status NotBuilt(std::string_view kind, const SchemeInfo& info, std::string_view url) {
-  return Status::InvalidArgument(std::string(kind) + " URL '" + std::string(url) + "' needs " + info.backend +
+  return Status::InvalidArgument(std::string(kind) + " URL '" + RedactedUrl(url) + "' needs " + info.backend +
                                  ", which this build leaves out: configure with -D" + info.cmake_option +
                                  "=ON and build again");
 }

@@ -35,6 +35,11 @@ struct SchemeTable {
   std::vector<Scheme<Opener>> schemes;
 };
 
+// `url` for an error message: the password of "scheme://user:password@host"
+// and the value of any "password=" parameter become "***". Errors end up in
+// logs; the URL's other parts are what the reader needs to fix it.
+std::string RedactedUrl(std::string_view url);
+
 // The index of the scheme `url` selects in `infos`, or -1 when none does.
 int MatchScheme(const std::vector<const SchemeInfo*>& infos, std::string_view url);
 

@@ -52,6 +52,19 @@ TEST(SchemeTableTest, AKnownSchemeThisBuildLeavesOutNamesTheCMakeOption) {
   }
 }
 
+TEST(SchemeTableTest, ErrorsNeverShowPasswords) {
+  for (const char* url : {"foo://idem:s3cret@h/db", "oracle://idem:s3cret@h/db", "foo://h/db?user=idem&password=s3cret"}) {
+    auto r = FindOpener(TestTable(), url);
+    ASSERT_FALSE(r.ok()) << url;
+    EXPECT_EQ(r.status().message().find("s3cret"), std::string::npos) << r.status().ToString();
+    EXPECT_TRUE(Contains(r.status(), "***")) << r.status().ToString();
+  }
+  EXPECT_EQ(RedactedUrl("amqp://idem:s3cret@127.0.0.1:1/?queue=q"), "amqp://idem:***@127.0.0.1:1/?queue=q");
+  EXPECT_EQ(RedactedUrl("postgresql://idem@h/db?password=s3cret&sslmode=off"),
+            "postgresql://idem@h/db?password=***&sslmode=off");
+  EXPECT_EQ(RedactedUrl("/tmp/a@b:c.db"), "/tmp/a@b:c.db");  // a path has no password
+}
+
 TEST(SchemeTableTest, WithoutAFileBackendABarePathIsUnknown) {
   SchemeTable<TestOpener> table{"fast filter", {{{{"foo://"}, "foo://HOST", "the Foo filter", "IDEM_WITH_FOO"}, &OpenFoo}}};
   auto r = FindOpener(table, "localhost:6379");
