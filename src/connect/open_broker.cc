@@ -1,6 +1,7 @@
 // OpenBroker and the broker schemes.
 #include "connect/known_schemes.h"
 #include "idem/embedded_queue.h"
+#include "source/broker_url.h"
 
 #ifdef IDEM_WITH_RABBITMQ
 #include "idem/rabbitmq.h"
@@ -11,7 +12,7 @@ namespace connect {
 namespace {
 
 // "queue:PATH", "queue://PATH" or a bare PATH: the embedded queue file.
-Result<std::unique_ptr<Broker>> OpenQueueUrl(const std::string& url, const BrokerOptions& options, Env* env) {
+Result<BrokerUrl> ParseQueueUrl(const std::string& url) {
   std::string path = url;
   for (const char* prefix : {"queue://", "queue:"}) {
     if (url.rfind(prefix, 0) == 0) {
@@ -19,11 +20,20 @@ Result<std::unique_ptr<Broker>> OpenQueueUrl(const std::string& url, const Broke
       break;
     }
   }
-  if (path.empty()) return Status::InvalidArgument("broker URL '" + url + "' names no queue file");
+  if (path.find("://") != std::string::npos)
+    return Status::InvalidArgument("broker URL '" + RedactedUrl(url) +
+                                   "' holds another URL where the queue file should be: write queue:PATH");
+  if (path.empty()) return Status::InvalidArgument("broker URL '" + RedactedUrl(url) + "' names no queue file");
+  return BrokerUrl{BrokerUrl::Kind::kEmbedded, std::move(path)};
+}
+
+Result<std::unique_ptr<Broker>> OpenQueueUrl(const std::string& url, const BrokerOptions& options, Env* env) {
+  auto parsed = ParseQueueUrl(url);
+  if (!parsed.ok()) return parsed.status();
   EmbeddedQueueOptions eo;
   eo.topics = options.topics;
   eo.visibility_timeout_ms = options.visibility_timeout_ms;
-  auto q = EmbeddedQueue::Open(path, eo, env);
+  auto q = EmbeddedQueue::Open(parsed->path, eo, env);
   if (!q.ok()) return q.status();
   return std::unique_ptr<Broker>(std::move(*q));
 }
@@ -51,6 +61,13 @@ const SchemeTable<BrokerOpener>& BrokerSchemes() {
 }
 
 }  // namespace connect
+
+Result<BrokerUrl> ParseBrokerUrl(const std::string& url) {
+  auto open = connect::FindOpener(connect::BrokerSchemes(), url);
+  if (!open.ok()) return open.status();
+  if (*open == &connect::OpenQueueUrl) return connect::ParseQueueUrl(url);
+  return BrokerUrl{BrokerUrl::Kind::kRabbitMq, ""};  // ParseAmqpUrl reads the rest
+}
 
 Result<std::unique_ptr<Broker>> OpenBroker(const std::string& url, const BrokerOptions& options, Env* env) {
   auto open = connect::FindOpener(connect::BrokerSchemes(), url);

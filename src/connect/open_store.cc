@@ -1,5 +1,6 @@
 // OpenStore and the store schemes.
 #include "connect/known_schemes.h"
+#include "store/store_url.h"
 
 #ifdef IDEM_WITH_POSTGRES
 #include "idem/postgres_store.h"
@@ -10,7 +11,7 @@ namespace connect {
 namespace {
 
 // "sqlite:PATH", "sqlite://PATH" or a bare PATH, optionally "?synchronous=normal|full".
-Result<std::unique_ptr<Store>> OpenSqliteUrl(const std::string& url, Env* env) {
+Result<StoreUrl> ParseSqliteUrl(const std::string& url) {
   std::string path = url;
   for (const char* prefix : {"sqlite://", "sqlite:"}) {
     if (url.rfind(prefix, 0) == 0) {
@@ -18,6 +19,9 @@ Result<std::unique_ptr<Store>> OpenSqliteUrl(const std::string& url, Env* env) {
       break;
     }
   }
+  if (path.find("://") != std::string::npos)
+    return Status::InvalidArgument("store URL '" + RedactedUrl(url) +
+                                   "' holds another URL where the SQLite file should be: write sqlite:PATH");
   SqliteStoreOptions options;
   // "?synchronous=normal" trades the last transactions on power loss for speed;
   // the default (full) survives power loss.
@@ -29,8 +33,17 @@ Result<std::unique_ptr<Store>> OpenSqliteUrl(const std::string& url, Env* env) {
       return Status::InvalidArgument("unknown store URL option '" + query +
                                      "': use synchronous=full (default) or synchronous=normal");
   }
-  if (path.empty()) return Status::InvalidArgument("store URL '" + url + "' names no file");
-  return OpenSqliteStore(path, options, env);
+  if (path.empty()) return Status::InvalidArgument("store URL '" + RedactedUrl(url) + "' names no file");
+  StoreUrl parsed;
+  parsed.path = std::move(path);
+  parsed.sqlite = options;
+  return parsed;
+}
+
+Result<std::unique_ptr<Store>> OpenSqliteUrl(const std::string& url, Env* env) {
+  auto parsed = ParseSqliteUrl(url);
+  if (!parsed.ok()) return parsed.status();
+  return OpenSqliteStore(parsed->path, parsed->sqlite, env);
 }
 
 #ifdef IDEM_WITH_POSTGRES
@@ -56,6 +69,15 @@ const SchemeTable<StoreOpener>& StoreSchemes() {
 }
 
 }  // namespace connect
+
+Result<StoreUrl> ParseStoreUrl(const std::string& url) {
+  auto open = connect::FindOpener(connect::StoreSchemes(), url);
+  if (!open.ok()) return open.status();
+  if (*open == &connect::OpenSqliteUrl) return connect::ParseSqliteUrl(url);
+  StoreUrl parsed;
+  parsed.kind = StoreUrl::Kind::kPostgres;  // libpq reads the rest
+  return parsed;
+}
 
 Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env) {
   auto open = connect::FindOpener(connect::StoreSchemes(), url);
