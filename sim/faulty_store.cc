@@ -23,7 +23,7 @@ class FaultyTx final : public StoreTx {
   Status Savepoint(std::string_view n) override { return life_->crashed ? Dead() : inner_->Savepoint(n); }
   Status RollbackTo(std::string_view n) override { return life_->crashed ? Dead() : inner_->RollbackTo(n); }
   Status Release(std::string_view n) override { return life_->crashed ? Dead() : inner_->Release(n); }
-  std::string_view Dialect() const override { return inner_->Dialect(); }
+  idem::Dialect Dialect() const override { return inner_->Dialect(); }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> reqs, int64_t now,
                                          int64_t lease) override {

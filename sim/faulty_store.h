@@ -23,7 +23,7 @@ class FaultyStore final : public Store {
     return inner_->SweepRecords(older_than_ms, max_rows);
   }
   Status ExecScript(std::string_view sql) override { return inner_->ExecScript(sql); }
-  std::string_view Dialect() const override { return inner_->Dialect(); }
+  idem::Dialect Dialect() const override { return inner_->Dialect(); }
 
  private:
   Status Available();

@@ -10,7 +10,7 @@
 
 #include "cli_checks.h"
 #include "cli_util.h"
-#include "core/key.h"
+#include "idem/key.h"
 #include "json_out.h"
 
 namespace idem::cli {

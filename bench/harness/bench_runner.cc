@@ -63,8 +63,8 @@ Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options) {
     auto j = RunInChild([&]() -> nlohmann::json {
       auto store = OpenStore(t.url, Env::Default());
       if (!store.ok()) return {{"error", "cannot open --store-url (" + t.label + "): " + store.status().ToString()}};
-      std::string durability = std::string((*store)->Dialect());
-      if ((*store)->Dialect() == "postgres") {
+      std::string durability = std::string(DialectName((*store)->Dialect()));
+      if ((*store)->Dialect() == Dialect::kPostgres) {
         auto tx = (*store)->Begin();
         if (tx.ok()) {
           for (const char* setting : {"fsync", "synchronous_commit"}) {

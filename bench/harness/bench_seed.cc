@@ -140,7 +140,7 @@ Status SeedStore(Store& store, const SeedPlan& plan) {
   // analyses it); one filled a second ago has none, and the planner may then
   // scan a million records for every claim. SQLite has no automatic ANALYZE, so
   // its tables are measured as most deployments leave them: without.
-  if (store.Dialect() == "postgres") IDEM_RETURN_IF_ERROR(store.ExecScript("ANALYZE"));
+  if (store.Dialect() == Dialect::kPostgres) IDEM_RETURN_IF_ERROR(store.ExecScript("ANALYZE"));
   return Status::OK();
 }
 

@@ -1,6 +1,6 @@
-// Opens the fast filter for `--redis-url`. Builds with the Redis filter
-// (IDEM_WITH_REDIS, src/cache/redis) open a real one; other builds say how to
-// get it, so a bench asked for Redis never quietly runs without it.
+// Opens the fast filter for `--redis-url` with the bench's own key prefix.
+// A build without the Redis filter says which CMake option builds it, so a
+// bench asked for Redis never quietly runs without it.
 #pragma once
 
 #include <memory>

@@ -2,9 +2,7 @@
 
 #include <map>
 
-#ifdef IDEM_WITH_REDIS
-#include "idem/redis_filter.h"
-#endif
+#include "idem/fast_filter.h"
 #include "payments/idem_consumer.h"
 #include "payments/naive_consumer.h"
 #include "payments/schema.h"
@@ -59,18 +57,13 @@ Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_
   auto c = IdemConsumer::Create(std::move(queue), std::move(*store), p.env, index, p.faults, p.log, po, so);
   if (!c.ok()) return c.status();
   if (!o.redis_url.empty()) {
-#ifdef IDEM_WITH_REDIS
-    RedisFilterOptions ro;
+    FastFilterUrlOptions fo;
     // A prefix of the run's own: DONE keys of an earlier run with the same ids
     // would otherwise acknowledge this run's first copies against an empty database.
-    ro.key_prefix = "idem-demo:" + (o.schema.empty() ? o.dir : o.schema) + ":" + p.run_id + ":";
-    auto filter = OpenRedisFilter(o.redis_url, ro, p.env);
+    fo.key_prefix = "idem-demo:" + (o.schema.empty() ? o.dir : o.schema) + ":" + p.run_id + ":";
+    auto filter = OpenFastFilter(o.redis_url, fo, p.env);
     if (!filter.ok()) return filter.status();
     IDEM_RETURN_IF_ERROR((*c)->UseFastFilter(std::move(*filter)));
-#else
-    return Status::InvalidArgument("a Redis URL needs the Redis filter, which this build leaves out: "
-                                   "configure with -DIDEM_WITH_REDIS=ON");
-#endif
   }
   return std::unique_ptr<Consumer>(std::move(*c));
 }

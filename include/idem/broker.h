@@ -79,7 +79,10 @@ struct BrokerOptions {
 
 // Opens a broker from a URL:
 //   a bare path, "queue:PATH" or "queue://PATH"  → the embedded queue file
-//   other schemes (amqp://, kafka://) are added by their adapters when built in.
+//   "amqp://…"                                    → RabbitMQ (-DIDEM_WITH_RABBITMQ=ON)
+// An unknown scheme, or one whose adapter the build leaves out, is an
+// InvalidArgument that says what to use or which CMake option builds it.
+// Defined in the idem::connect library.
 Result<std::unique_ptr<Broker>> OpenBroker(const std::string& url, const BrokerOptions& options, Env* env);
 
 }  // namespace idem

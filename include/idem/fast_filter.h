@@ -24,10 +24,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "idem/env.h"
 #include "idem/status.h"
 
 namespace idem {
@@ -68,5 +70,17 @@ struct FastFilterOptions {
   int64_t ttl_ms = 24LL * 3600 * 1000;
   FilterOutagePolicy outage_policy = FilterOutagePolicy::kClosed;  // default closed: money first
 };
+
+struct FastFilterUrlOptions {
+  // Prepended to every key the filter writes, so consumers that share one
+  // server stay apart. Default "idem:".
+  std::string key_prefix = "idem:";
+};
+
+// Opens a fast filter from a URL: "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]"
+// (the Redis filter, built with -DIDEM_WITH_REDIS=ON; see idem/redis_filter.h
+// for its other options). Defined in the idem::connect library.
+Result<std::unique_ptr<FastFilter>> OpenFastFilter(const std::string& url, const FastFilterUrlOptions& options,
+                                                   Env* env);
 
 }  // namespace idem

@@ -23,6 +23,12 @@ struct Blob {
 };
 using Value = std::variant<std::nullptr_t, int64_t, double, std::string, Blob>;
 
+// The SQL engine behind a transaction.
+enum class Dialect { kSqlite, kPostgres };
+
+// "sqlite", "postgres": for logs and reports.
+std::string_view DialectName(Dialect dialect);
+
 using Row = std::vector<Value>;
 using Rows = std::vector<Row>;
 
@@ -50,7 +56,7 @@ class SqlTx {
   virtual Status Release(std::string_view name) = 0;
 
   // The SQL dialect, for the rare handler that needs engine-specific syntax.
-  virtual std::string_view Dialect() const = 0;  // "sqlite", "postgres", "mysql"
+  virtual idem::Dialect Dialect() const = 0;
 };
 
 }  // namespace idem

@@ -87,7 +87,7 @@ class Store {
   // Runs `sql` (DDL for business tables, e.g. the payments schema) in its own transaction.
   virtual Status ExecScript(std::string_view sql) = 0;
 
-  virtual std::string_view Dialect() const = 0;
+  virtual idem::Dialect Dialect() const = 0;
 };
 
 struct SqliteStoreOptions {
@@ -104,8 +104,11 @@ struct SqliteStoreOptions {
 Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, const SqliteStoreOptions& options,
                                                Env* env);
 
-// Opens a store from a URL: "sqlite:PATH", "sqlite://PATH" or a bare path.
-// Other schemes are added by their backends (postgresql://…).
+// Opens a store from a URL: "sqlite:PATH", "sqlite://PATH" or a bare path;
+// "postgresql://…" with the PostgreSQL store (-DIDEM_WITH_POSTGRES=ON). An
+// unknown scheme, or one whose backend the build leaves out, is an
+// InvalidArgument that says what to use or which CMake option builds it.
+// Defined in the idem::connect library.
 Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env);
 
 }  // namespace idem

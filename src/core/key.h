@@ -1,4 +1,6 @@
-// Idempotency keys and payload fingerprints (SPEC R-B1, R-B3, R-B4, R-B5).
+// Idempotency keys and payload fingerprints. The declarations users need are
+// public (idem/key.h); the overloads with explicit JSON limits are for idem's
+// own pipeline and tools.
 #pragma once
 
 #include <string>
@@ -6,47 +8,15 @@
 #include <vector>
 
 #include "core/json_scan.h"
-#include "idem/handler.h"
-#include "idem/message.h"
-#include "idem/status.h"
+#include "idem/key.h"
 
 namespace idem {
 
-inline constexpr size_t kMaxKeyBytes = 512;
-
-struct MessageIdentity {
-  std::string key;          // the idempotency key (without the consumer group)
-  std::string fingerprint;  // 32 hex digits (XXH3-128 of the canonical payload)
-};
-
-// Derives key and fingerprint. The payload must be a JSON object within
-// `limits` (size, nesting depth; checked by a linear scan before any parsing).
-// Numbers count by their exact text in canonical form (see core/json_exact.h),
-// never through a double. Fails with a permanent InvalidArgument that names what
-// is wrong (too deep, not UTF-8, not JSON, not an object, field missing, key has
-// a control character, …); such a message is parked, never processed without
-// protection. Never throws, whatever the payload.
+// As in idem/key.h, with the payload checked against `limits` (size, nesting
+// depth; a linear scan before any parsing) instead of the defaults.
 Result<MessageIdentity> DeriveIdentity(const Message& message, const HandlerSpec& spec, const JsonLimits& limits);
-// The same with the default limits: depth 64, no size limit.
-Result<MessageIdentity> DeriveIdentity(const Message& message, const HandlerSpec& spec);
-
-// The business key a producer attaches (SPEC R-J1): the named top-level fields of
-// a JSON object payload joined by ':' (escaped as in KeySpec), without a prefix.
-// Never throws. Without `limits`, the defaults (depth 64, no size limit).
 Result<std::string> BusinessKeyFromPayload(std::string_view payload, const std::vector<std::string>& fields,
                                            const JsonLimits& limits);
-Result<std::string> BusinessKeyFromPayload(std::string_view payload, const std::vector<std::string>& fields);
-
-// OK when `payload` is a JSON object within `limits` (default: depth 64, no size
-// limit); otherwise says what is wrong and where. Never throws.
 Status CheckJsonObject(std::string_view payload, const JsonLimits& limits);
-Status CheckJsonObject(std::string_view payload);
-
-// Checks a key: non-empty, at most kMaxKeyBytes, valid UTF-8, no control characters
-// (NUL included). Empty string when fine; otherwise the reason.
-std::string ValidateKey(std::string_view key);
-
-// XXH3-128 of `bytes` as 32 lowercase hex digits.
-std::string Fingerprint(std::string_view bytes);
 
 }  // namespace idem

@@ -22,8 +22,8 @@ Result<InsertOutcome> InsertOnce(SqlTx& tx, std::string_view table, const std::v
   // transaction stays usable. Any other failure (NOT NULL, CHECK) is still an
   // error; on PostgreSQL it aborts the transaction until the enclosing savepoint
   // (the pipeline's per-message one) is rolled back, like any failed statement.
-  const std::string_view dialect = tx.Dialect();
-  if (dialect == "postgres" || dialect == "sqlite") {
+  const Dialect dialect = tx.Dialect();
+  if (dialect == Dialect::kPostgres || dialect == Dialect::kSqlite) {
     auto n = tx.Exec(sql + " ON CONFLICT DO NOTHING", params);
     if (!n.ok()) return n.status();
     return *n > 0 ? InsertOutcome::kInserted : InsertOutcome::kAlreadyApplied;

@@ -135,7 +135,7 @@ class LoseCommitAnswerOnce final : public Store {
   }
   Result<int64_t> SweepRecords(int64_t t, int64_t n) override { return inner_->SweepRecords(t, n); }
   Status ExecScript(std::string_view sql) override { return inner_->ExecScript(sql); }
-  std::string_view Dialect() const override { return inner_->Dialect(); }
+  idem::Dialect Dialect() const override { return inner_->Dialect(); }
   bool lost() const { return lost_; }
 
  private:
@@ -147,7 +147,7 @@ class LoseCommitAnswerOnce final : public Store {
     Status Savepoint(std::string_view n) override { return inner_->Savepoint(n); }
     Status RollbackTo(std::string_view n) override { return inner_->RollbackTo(n); }
     Status Release(std::string_view n) override { return inner_->Release(n); }
-    std::string_view Dialect() const override { return inner_->Dialect(); }
+    idem::Dialect Dialect() const override { return inner_->Dialect(); }
     Result<std::vector<ClaimResult>> Claim(std::string_view g, std::span<const ClaimRequest> r, int64_t now,
                                            int64_t lease) override {
       return inner_->Claim(g, r, now, lease);

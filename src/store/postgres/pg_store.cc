@@ -5,33 +5,10 @@
 #include "store/postgres/pg_conn.h"
 #include "store/postgres/pg_tx.h"
 #include "store/postgres/pg_values.h"
+#include "store/record_sql.h"
 
 namespace idem {
 namespace {
-
-constexpr int kSchemaVersion = 1;
-
-// Same columns and meaning as the SQLite store's table. Keys compare byte-wise
-// (COLLATE "C"): exact, locale-independent, and the cheapest index order.
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS idem_schema (version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS idem_records (
-  consumer_group TEXT COLLATE "C" NOT NULL,
-  key            TEXT COLLATE "C" NOT NULL,
-  status         TEXT NOT NULL CHECK (status IN ('PROCESSING','SUCCEEDED','FAILED','RELEASED')),
-  fingerprint    TEXT NOT NULL,
-  message_id     TEXT NOT NULL,
-  attempts       INTEGER NOT NULL DEFAULT 0,
-  duplicates     INTEGER NOT NULL DEFAULT 0,
-  lease_until_ms BIGINT NOT NULL,
-  first_seen_ms  BIGINT NOT NULL,
-  last_seen_ms   BIGINT NOT NULL,
-  last_error     TEXT NOT NULL DEFAULT '',
-  result_summary TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (consumer_group, key)
-);
-CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);
-)sql";
 
 // Consumers starting together would race on CREATE TABLE IF NOT EXISTS (it
 // can fail on the catalog's unique index), so schema setup holds this
@@ -46,20 +23,12 @@ class PgStore final : public Store {
     auto tx = Begin();
     if (!tx.ok()) return tx.status();
     IDEM_RETURN_IF_ERROR(conn_->Command(kSchemaLock).status());
-    Status s = conn_->Command(kSchema).status();
+    Status s = conn_->Command(record_sql::SchemaDdl(idem::Dialect::kPostgres)).status();
     if (!s.ok() && s.code() == Status::Code::kPermanent)
       return Status::Permanent("cannot create the idem tables in " + conn_->Describe() + ": " + s.message() +
                                " (check that the first schema of the search_path exists and is writable)");
     IDEM_RETURN_IF_ERROR(s);
-    auto rows = (*tx)->Query("SELECT version FROM idem_schema", {});
-    if (!rows.ok()) return rows.status();
-    if (rows->empty()) {
-      IDEM_RETURN_IF_ERROR((*tx)->Exec("INSERT INTO idem_schema (version) VALUES ($1)", {int64_t{kSchemaVersion}})
-                               .status());
-    } else if (AsInt((*rows)[0][0]) > kSchemaVersion) {
-      return Status::Permanent("the store was written by a newer idem (schema version " +
-                               std::to_string(AsInt((*rows)[0][0])) + "); upgrade idem to open it");
-    }
+    IDEM_RETURN_IF_ERROR(record_sql::CheckSchemaVersion(**tx));
     return (*tx)->Commit();
   }
 
@@ -84,7 +53,7 @@ class PgStore final : public Store {
     // this is what resolves an in-doubt COMMIT after the server came back.
     for (int attempt = 1;; ++attempt) {
       IDEM_RETURN_IF_ERROR(EnsureConnected());
-      auto res = conn_->Run("SELECT " IDEM_PG_RECORD_COLUMNS " FROM idem_records WHERE consumer_group = $1 AND key = $2",
+      auto res = conn_->Run("SELECT " IDEM_RECORD_COLUMNS " FROM idem_records WHERE consumer_group = $1 AND key = $2",
                             {std::string(group), std::string(key)});
       if (res.ok()) {
         Rows rows = pg::RowsFromResult(res->get());
@@ -114,7 +83,7 @@ class PgStore final : public Store {
     return (*tx)->Commit();
   }
 
-  std::string_view Dialect() const override { return "postgres"; }
+  idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
 
  private:
   Status EnsureConnected() { return conn_->Healthy() ? Status::OK() : conn_->Reconnect(); }

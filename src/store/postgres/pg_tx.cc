@@ -70,7 +70,7 @@ class Tx final : public StoreTx {
   Status Savepoint(std::string_view name) override { return Command("SAVEPOINT ", name); }
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
   Status Release(std::string_view name) override { return Command("RELEASE SAVEPOINT ", name); }
-  std::string_view Dialect() const override { return "postgres"; }
+  idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
                                          int64_t now_ms, int64_t lease_until_ms) override;

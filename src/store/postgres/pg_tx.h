@@ -7,15 +7,14 @@
 
 #include "idem/store.h"
 #include "store/postgres/pg_conn.h"
+#include "store/record_sql.h"
 
 namespace idem::pg {
 
 // REQUIRES: `conn` has just run BEGIN and outlives the transaction.
 std::unique_ptr<StoreTx> NewTx(Conn* conn);
 
-// Every record read returns these columns, in RecordFromRow's order (core/record_row.h).
-#define IDEM_PG_RECORD_COLUMNS                                                                  \
-  "consumer_group, key, status, fingerprint, message_id, attempts, duplicates, lease_until_ms, " \
-  "first_seen_ms, last_seen_ms, last_error, result_summary"
+// Every record read returns these columns (store/record_sql.h).
+#define IDEM_PG_RECORD_COLUMNS IDEM_RECORD_COLUMNS
 
 }  // namespace idem::pg

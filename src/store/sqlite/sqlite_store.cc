@@ -12,37 +12,11 @@
 
 #include "core/record_row.h"
 #include "idem/store.h"
+#include "store/record_sql.h"
 #include "store/sqlite/sqlite_db.h"
 
 namespace idem {
 namespace {
-
-constexpr int kSchemaVersion = 1;
-
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS idem_schema (version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS idem_records (
-  consumer_group TEXT NOT NULL,
-  key            TEXT NOT NULL,
-  status         TEXT NOT NULL CHECK (status IN ('PROCESSING','SUCCEEDED','FAILED','RELEASED')),
-  fingerprint    TEXT NOT NULL,
-  message_id     TEXT NOT NULL,
-  attempts       INTEGER NOT NULL DEFAULT 0,
-  duplicates     INTEGER NOT NULL DEFAULT 0,
-  lease_until_ms INTEGER NOT NULL,
-  first_seen_ms  INTEGER NOT NULL,
-  last_seen_ms   INTEGER NOT NULL,
-  last_error     TEXT NOT NULL DEFAULT '',
-  result_summary TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (consumer_group, key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);
-)sql";
-
-// Column list shared by every record read, matching RecordFromRow.
-#define IDEM_RECORD_COLUMNS                                                                     \
-  "consumer_group, key, status, fingerprint, message_id, attempts, duplicates, lease_until_ms, " \
-  "first_seen_ms, last_seen_ms, last_error, result_summary"
 
 // Keys are validated UTF-8 without control characters (core/key.cc), so they
 // survive a JSON round trip byte for byte.
@@ -70,7 +44,7 @@ class SqliteTx final : public StoreTx {
     return db_->Exec("ROLLBACK TO " + std::string(name), {}).status();
   }
   Status Release(std::string_view name) override { return db_->Exec("RELEASE " + std::string(name), {}).status(); }
-  std::string_view Dialect() const override { return "sqlite"; }
+  idem::Dialect Dialect() const override { return idem::Dialect::kSqlite; }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
                                          int64_t now_ms, int64_t lease_until_ms) override {
@@ -205,24 +179,11 @@ class SqliteStore final : public Store {
   explicit SqliteStore(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
 
   Status Init() {
-    IDEM_RETURN_IF_ERROR(db_->Begin());
-    Status s = db_->ExecScript(kSchema);
-    if (s.ok()) {
-      auto rows = db_->Query("SELECT version FROM idem_schema");
-      if (!rows.ok()) {
-        s = rows.status();
-      } else if (rows->empty()) {
-        s = db_->Exec("INSERT INTO idem_schema (version) VALUES (?)", {int64_t{kSchemaVersion}}).status();
-      } else if (AsInt((*rows)[0][0]) > kSchemaVersion) {
-        s = Status::Permanent("the store was written by a newer idem (schema version " +
-                              std::to_string(AsInt((*rows)[0][0])) + "); upgrade idem to open it");
-      }
-    }
-    if (!s.ok()) {
-      db_->Rollback();
-      return s;
-    }
-    return db_->Commit();
+    auto tx = Begin();
+    if (!tx.ok()) return tx.status();
+    IDEM_RETURN_IF_ERROR(db_->ExecScript(record_sql::SchemaDdl(idem::Dialect::kSqlite)));
+    IDEM_RETURN_IF_ERROR(record_sql::CheckSchemaVersion(**tx));
+    return (*tx)->Commit();
   }
 
   Result<std::unique_ptr<StoreTx>> Begin() override {
@@ -257,7 +218,7 @@ class SqliteStore final : public Store {
     return db_->Commit();
   }
 
-  std::string_view Dialect() const override { return "sqlite"; }
+  idem::Dialect Dialect() const override { return idem::Dialect::kSqlite; }
 
  private:
   std::unique_ptr<sqlite::Db> db_;

@@ -1,0 +1,79 @@
+// OpenBroker and the broker schemes.
+#include "connect/known_schemes.h"
+#include "idem/embedded_queue.h"
+#include "source/broker_url.h"
+
+#ifdef IDEM_WITH_RABBITMQ
+#include "idem/rabbitmq.h"
+#endif
+
+namespace idem {
+namespace connect {
+namespace {
+
+// "queue:PATH", "queue://PATH" or a bare PATH: the embedded queue file.
+Result<BrokerUrl> ParseQueueUrl(const std::string& url) {
+  std::string path = url;
+  for (const char* prefix : {"queue://", "queue:"}) {
+    if (url.rfind(prefix, 0) == 0) {
+      path = url.substr(std::string(prefix).size());
+      break;
+    }
+  }
+  if (path.find("://") != std::string::npos)
+    return Status::InvalidArgument("broker URL '" + RedactedUrl(url) +
+                                   "' holds another URL where the queue file should be: write queue:PATH");
+  if (path.empty()) return Status::InvalidArgument("broker URL '" + RedactedUrl(url) + "' names no queue file");
+  return BrokerUrl{BrokerUrl::Kind::kEmbedded, std::move(path)};
+}
+
+Result<std::unique_ptr<Broker>> OpenQueueUrl(const std::string& url, const BrokerOptions& options, Env* env) {
+  auto parsed = ParseQueueUrl(url);
+  if (!parsed.ok()) return parsed.status();
+  EmbeddedQueueOptions eo;
+  eo.topics = options.topics;
+  eo.visibility_timeout_ms = options.visibility_timeout_ms;
+  eo.create_if_missing = options.create_if_missing;
+  auto q = EmbeddedQueue::Open(parsed->path, eo, env);
+  if (!q.ok()) return q.status();
+  return std::unique_ptr<Broker>(std::move(*q));
+}
+
+#ifdef IDEM_WITH_RABBITMQ
+Result<std::unique_ptr<Broker>> OpenRabbitMqUrl(const std::string& url, const BrokerOptions& options, Env* env) {
+  return OpenRabbitMqBroker(url, options, env);
+}
+#else
+constexpr BrokerOpener OpenRabbitMqUrl = nullptr;
+#endif
+
+}  // namespace
+
+const SchemeTable<BrokerOpener>& BrokerSchemes() {
+  static const SchemeTable<BrokerOpener> table{
+      "broker",
+      {
+          {{{"queue:"}, "queue:PATH", "the embedded queue", "", true}, &OpenQueueUrl},
+          {{{"amqp://", "amqps://"}, "amqp://USER:PASSWORD@HOST:PORT/VHOST?queue=NAME", "the RabbitMQ adapter",
+            "IDEM_WITH_RABBITMQ"},
+           OpenRabbitMqUrl},
+      }};
+  return table;
+}
+
+}  // namespace connect
+
+Result<BrokerUrl> ParseBrokerUrl(const std::string& url) {
+  auto open = connect::FindOpener(connect::BrokerSchemes(), url);
+  if (!open.ok()) return open.status();
+  if (*open == &connect::OpenQueueUrl) return connect::ParseQueueUrl(url);
+  return BrokerUrl{BrokerUrl::Kind::kRabbitMq, ""};  // ParseAmqpUrl reads the rest
+}
+
+Result<std::unique_ptr<Broker>> OpenBroker(const std::string& url, const BrokerOptions& options, Env* env) {
+  auto open = connect::FindOpener(connect::BrokerSchemes(), url);
+  if (!open.ok()) return open.status();
+  return (*open)(url, options, env);
+}
+
+}  // namespace idem

@@ -1,0 +1,15 @@
+#include "idem/sql.h"
+
+namespace idem {
+
+std::string_view DialectName(Dialect dialect) {
+  switch (dialect) {
+    case Dialect::kSqlite:
+      return "sqlite";
+    case Dialect::kPostgres:
+      return "postgres";
+  }
+  return "unknown";
+}
+
+}  // namespace idem
