@@ -7,27 +7,25 @@ namespace {
 
 using nlohmann::json;
 
-// Reads one JSON object and hands out its fields, remembering the first problem.
+// Hands out the fields of a parsed payload, remembering the first problem.
 class Fields {
  public:
-  explicit Fields(std::string_view payload) : doc_(json::parse(payload, nullptr, false)) {
-    if (!doc_.is_object()) error_ = "payload is not a JSON object";
-  }
+  explicit Fields(const Payload& payload) : payload_(payload) {}
   std::string Text(const char* name) {
-    auto it = doc_.is_object() ? doc_.find(name) : doc_.end();
-    if (it == doc_.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) {
+    auto v = payload_.String(name);
+    if (!v.ok() || v->empty()) {
       Fail(std::string("field '") + name + "' must be a non-empty string");
       return {};
     }
-    return it->get<std::string>();
+    return *v;
   }
   int64_t Positive(const char* name) {
-    auto it = doc_.is_object() ? doc_.find(name) : doc_.end();
-    if (it == doc_.end() || !it->is_number_integer() || it->get<int64_t>() <= 0) {
+    auto v = payload_.Int(name);
+    if (!v.ok() || *v <= 0) {
       Fail(std::string("field '") + name + "' must be a positive integer");
       return 0;
     }
-    return it->get<int64_t>();
+    return *v;
   }
   Status status() const {
     return error_.empty() ? Status::OK() : Status::InvalidArgument("bad payload: " + error_);
@@ -37,9 +35,17 @@ class Fields {
   void Fail(std::string why) {
     if (error_.empty()) error_ = std::move(why);
   }
-  json doc_;
+  const Payload& payload_;
   std::string error_;
 };
+
+// The same event read from raw bytes (the naive consumer, tools).
+template <typename Parse>
+auto FromBytes(std::string_view bytes, Parse parse) -> decltype(parse(Payload())) {
+  auto p = Payload::Parse(bytes);
+  if (!p.ok()) return Status::InvalidArgument("bad payload: " + p.status().message());
+  return parse(*p);
+}
 
 template <typename T>
 Result<T> Done(Fields& f, T value) {
@@ -71,36 +77,55 @@ std::string ToPayload(const PointsGrant& e) {
       .dump();
 }
 
-Result<PaySuccess> ParsePaySuccess(std::string_view payload) {
+Result<PaySuccess> ParsePaySuccess(const Payload& payload) {
   Fields f(payload);
   PaySuccess e{f.Text("payment_id"), f.Text("order_no"), f.Text("user_id"), f.Positive("amount_cents")};
   return Done(f, std::move(e));
 }
-Result<Refund> ParseRefund(std::string_view payload) {
+Result<Refund> ParseRefund(const Payload& payload) {
   Fields f(payload);
   Refund e{f.Text("refund_id"), f.Text("payment_id"), f.Text("order_no"), f.Text("user_id"),
            f.Positive("amount_cents")};
   return Done(f, std::move(e));
 }
-Result<Ship> ParseShip(std::string_view payload) {
+Result<Ship> ParseShip(const Payload& payload) {
   Fields f(payload);
   Ship e{f.Text("order_no"), f.Text("sku"), f.Positive("quantity")};
   return Done(f, std::move(e));
 }
-Result<Finish> ParseFinish(std::string_view payload) {
+Result<Finish> ParseFinish(const Payload& payload) {
   Fields f(payload);
   Finish e{f.Text("order_no")};
   return Done(f, std::move(e));
 }
-Result<TopUp> ParseTopUp(std::string_view payload) {
+Result<TopUp> ParseTopUp(const Payload& payload) {
   Fields f(payload);
   TopUp e{f.Text("topup_id"), f.Text("user_id"), f.Positive("amount_cents")};
   return Done(f, std::move(e));
 }
-Result<PointsGrant> ParsePointsGrant(std::string_view payload) {
+Result<PointsGrant> ParsePointsGrant(const Payload& payload) {
   Fields f(payload);
   PointsGrant e{f.Text("payment_id"), f.Text("scene"), f.Text("user_id"), f.Positive("points")};
   return Done(f, std::move(e));
+}
+
+Result<PaySuccess> ParsePaySuccess(std::string_view bytes) {
+  return FromBytes(bytes, [](const Payload& p) { return ParsePaySuccess(p); });
+}
+Result<Refund> ParseRefund(std::string_view bytes) {
+  return FromBytes(bytes, [](const Payload& p) { return ParseRefund(p); });
+}
+Result<Ship> ParseShip(std::string_view bytes) {
+  return FromBytes(bytes, [](const Payload& p) { return ParseShip(p); });
+}
+Result<Finish> ParseFinish(std::string_view bytes) {
+  return FromBytes(bytes, [](const Payload& p) { return ParseFinish(p); });
+}
+Result<TopUp> ParseTopUp(std::string_view bytes) {
+  return FromBytes(bytes, [](const Payload& p) { return ParseTopUp(p); });
+}
+Result<PointsGrant> ParsePointsGrant(std::string_view bytes) {
+  return FromBytes(bytes, [](const Payload& p) { return ParsePointsGrant(p); });
 }
 
 std::string NoticeKey(std::string_view kind, std::string_view business_id) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "idem/payload.h"
 #include "idem/status.h"
 
 namespace idem::payments {
@@ -61,6 +62,13 @@ std::string ToPayload(const PointsGrant& e);
 
 // A payload that does not parse, lacks a field or has a non-positive amount is
 // a permanent InvalidArgument: retrying cannot fix it.
+// From the payload the pipeline parsed (HandlerContext::payload), or from raw bytes.
+Result<PaySuccess> ParsePaySuccess(const Payload& payload);
+Result<Refund> ParseRefund(const Payload& payload);
+Result<Ship> ParseShip(const Payload& payload);
+Result<Finish> ParseFinish(const Payload& payload);
+Result<TopUp> ParseTopUp(const Payload& payload);
+Result<PointsGrant> ParsePointsGrant(const Payload& payload);
 Result<PaySuccess> ParsePaySuccess(std::string_view payload);
 Result<Refund> ParseRefund(std::string_view payload);
 Result<Ship> ParseShip(std::string_view payload);

@@ -12,7 +12,7 @@ HandlerSpec FinishHandler(const ServiceOptions& options) {
   spec.topic = kTopicFinish;
   spec.key.fields = {"order_no"};
   spec.fn = [options](HandlerContext& ctx) -> HandlerResult {
-    auto ev = ParseFinish(ctx.message.payload);
+    auto ev = ParseFinish(ctx.payload);
     if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
     auto moved = OrderStates().Move(ctx.tx, ev->order_no, kFinished, {{"updated_at_ms", ctx.env.NowMs()}});
     if (!moved.ok()) return HandlerResult::FromStatus(moved.status(), "mark order finished");

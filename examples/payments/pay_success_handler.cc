@@ -15,7 +15,7 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
   spec.topic = kTopicPaySuccess;
   spec.key.fields = {"payment_id"};
   spec.fn = [options](HandlerContext& ctx) -> HandlerResult {
-    auto ev = ParsePaySuccess(ctx.message.payload);
+    auto ev = ParsePaySuccess(ctx.payload);
     if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
     auto order = ReadOrder(ctx.tx, ev->order_no);
     if (!order.ok()) return HandlerResult::FromStatus(order.status(), "read order");

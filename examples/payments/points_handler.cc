@@ -12,7 +12,7 @@ HandlerSpec PointsHandler(const ServiceOptions& options) {
   spec.topic = kTopicPoints;
   spec.key.fields = {"payment_id", "scene"};
   spec.fn = [options](HandlerContext& ctx) -> HandlerResult {
-    auto ev = ParsePointsGrant(ctx.message.payload);
+    auto ev = ParsePointsGrant(ctx.payload);
     if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
     auto ins = InsertOnce(ctx.tx, "pay_points",
                           {{"payment_id", ev->payment_id},

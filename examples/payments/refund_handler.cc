@@ -13,7 +13,7 @@ HandlerSpec RefundHandler(const ServiceOptions& options) {
   spec.topic = kTopicRefund;
   spec.key.fields = {"refund_id"};
   spec.fn = [options](HandlerContext& ctx) -> HandlerResult {
-    auto ev = ParseRefund(ctx.message.payload);
+    auto ev = ParseRefund(ctx.payload);
     if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
     auto order = ReadOrder(ctx.tx, ev->order_no);
     if (!order.ok()) return HandlerResult::FromStatus(order.status(), "read order");

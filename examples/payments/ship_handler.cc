@@ -38,7 +38,7 @@ HandlerSpec ShipHandler(const ServiceOptions& options) {
   spec.topic = kTopicShip;
   spec.key.fields = {"order_no"};  // prefix "order.ship": shipping and finishing an order never share a key
   spec.fn = [options](HandlerContext& ctx) -> HandlerResult {
-    auto ev = ParseShip(ctx.message.payload);
+    auto ev = ParseShip(ctx.payload);
     if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
     auto order = ReadOrder(ctx.tx, ev->order_no);
     if (!order.ok()) return HandlerResult::FromStatus(order.status(), "read order");

@@ -11,7 +11,7 @@ HandlerSpec TopUpHandler(const ServiceOptions& options) {
   spec.topic = kTopicTopUp;
   spec.key.fields = {"topup_id"};
   spec.fn = [options](HandlerContext& ctx) -> HandlerResult {
-    auto ev = ParseTopUp(ctx.message.payload);
+    auto ev = ParseTopUp(ctx.payload);
     if (!ev.ok()) return HandlerResult::Permanent(ev.status().message());
     auto flow = InsertOnce(ctx.tx, "pay_account_flows",
                            {{"biz_no", ev->topup_id},

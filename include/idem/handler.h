@@ -10,6 +10,7 @@
 
 #include "idem/env.h"
 #include "idem/message.h"
+#include "idem/payload.h"
 #include "idem/sql.h"
 #include "idem/status.h"
 
@@ -54,6 +55,9 @@ struct HandlerContext {
   // here commit or roll back together with the record (SPEC R-C2). Do not commit it.
   SqlTx& tx;
   Env& env;
+  // The payload as the pipeline parsed it to derive the key: read fields here
+  // (numbers by their exact text) rather than parsing `message.payload` again.
+  const Payload& payload;
 };
 
 using HandlerFn = std::function<HandlerResult(HandlerContext&)>;

@@ -10,6 +10,7 @@
 
 #include "idem/handler.h"
 #include "idem/message.h"
+#include "idem/payload.h"
 #include "idem/status.h"
 
 namespace idem {
@@ -19,6 +20,7 @@ inline constexpr size_t kMaxKeyBytes = 512;
 struct MessageIdentity {
   std::string key;          // the idempotency key (without the consumer group)
   std::string fingerprint;  // 32 hex digits (XXH3-128 of the canonical payload)
+  Payload payload;          // the parsed payload, as the handler sees it (HandlerContext::payload)
 };
 
 // Derives key and fingerprint. The payload must be a JSON object nested at most

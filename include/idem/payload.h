@@ -50,6 +50,8 @@ class Payload {
   // true or false at `path`; InvalidArgument otherwise.
   Result<bool> Bool(std::string_view path) const;
 
+  // An empty payload: every path is missing.
+  Payload() = default;
   // For the pipeline: wraps a document it parsed.
   explicit Payload(std::shared_ptr<const JsonValue> doc) : doc_(std::move(doc)) {}
 

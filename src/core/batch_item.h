@@ -26,6 +26,7 @@ struct BatchItem {
   const HandlerSpec* spec = nullptr;
   std::string key;
   std::string fingerprint;
+  Payload payload;  // parsed in planning, handed to the handler
   Plan plan = Plan::kPark;
   size_t primary = 0;  // kCopyOf: index of the first copy
   int attempt = 0;     // handler attempt number for this key (1-based)

@@ -1,5 +1,7 @@
 #include "core/key.h"
 
+#include <memory>
+
 #include <xxhash.h>
 
 #include <algorithm>
@@ -114,6 +116,7 @@ Result<MessageIdentity> Derive(const Message& message, const HandlerSpec& spec, 
     }
     id.fingerprint = Fingerprint(CanonicalJson(part));
   }
+  id.payload = Payload(std::make_shared<const JsonValue>(std::move(*parsed)));  // handed to the handler
   return id;
 }
 

@@ -97,6 +97,7 @@ void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
     }
     it.key = std::move(id->key);
     it.fingerprint = std::move(id->fingerprint);
+    it.payload = std::move(id->payload);
     it.plan = BatchItem::Plan::kRun;
     it.decided_without_db = false;
   }

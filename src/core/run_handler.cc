@@ -21,7 +21,7 @@ Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy
   constexpr std::string_view kSavepoint = "idem_msg";
   IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
   item.ran = true;
-  HandlerContext ctx{*item.msg, item.key, tx, env};
+  HandlerContext ctx{*item.msg, item.key, tx, env, item.payload};
   int64_t backoff_ms = policy.in_process_backoff_ms;
   for (int t = 1;; ++t) {
     HandlerResult r = InvokeHandler(*item.spec, ctx);
