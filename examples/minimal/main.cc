@@ -36,11 +36,7 @@ idem::HandlerResult ApplyPayment(idem::HandlerContext& ctx) {
   // Runs inside the transaction that also commits the consumption record.
   auto outcome = idem::InsertOnce(ctx.tx, "ledger",
                                   {{"entry_key", ctx.idempotency_key}, {"payload", ctx.message.payload}});
-  if (!outcome.ok()) {
-    const std::string why = outcome.status().ToString();
-    return outcome.status().IsRetryable() ? idem::HandlerResult::Retryable(why)
-                                          : idem::HandlerResult::Permanent(why);
-  }
+  if (!outcome.ok()) return idem::HandlerResult::FromStatus(outcome.status(), "write ledger");
   return idem::HandlerResult::Ok(*outcome == idem::InsertOutcome::kInserted ? "applied" : "already applied");
 }
 
