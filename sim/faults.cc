@@ -26,6 +26,7 @@ const char* FaultName(Fault f) {
     case Fault::kPoisonMessage: return "poison_message";
     case Fault::kConflictingPayload: return "conflicting_payload";
     case Fault::kClockJump: return "clock_jump";
+    case Fault::kDeadlockVictim: return "deadlock_victim";
     case Fault::kCount: break;
   }
   return "unknown";
@@ -45,6 +46,7 @@ FaultPlan FaultPlan::Swarm(SimEnv& env) {
       0.2, 0.1, 0.03, 0.02,    // redis
       0.05, 0.05,              // poison, conflict (per published message)
       0.02,                    // clock jump (per batch)
+      0.05,                    // deadlock victim (per claim, statement and commit)
   };
   FaultPlan plan;
   for (int i = 0; i < kFaultCount; ++i) plan.p[i] = env.Chance(0.5) ? env.Uniform() * kCap[i] : 0.0;

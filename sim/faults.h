@@ -34,6 +34,7 @@ enum class Fault : int {
   kPoisonMessage,
   kConflictingPayload,    // R-B5
   kClockJump,
+  kDeadlockVictim,        // the database kills a claim, statement or commit to break a deadlock
   kCount
 };
 

@@ -4,6 +4,9 @@ namespace idem::sim {
 namespace {
 
 Status Dead() { return Status::Unavailable("simulated crash: the consumer process is gone"); }
+Status DeadlockVictim(std::string_view what) {
+  return Status::TransactionConflict("simulated: deadlock detected in " + std::string(what) + " [SQLSTATE 40P01]");
+}
 
 class FaultyTx final : public StoreTx {
  public:
@@ -28,6 +31,7 @@ class FaultyTx final : public StoreTx {
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> reqs, int64_t now,
                                          int64_t lease) override {
     if (life_->crashed) return Dead();
+    if (dice_->Roll(Fault::kDeadlockVictim)) return DeadlockVictim("the batch claim");
     return inner_->Claim(group, reqs, now, lease);
   }
   Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now, int64_t lease) override {
@@ -47,6 +51,10 @@ class FaultyTx final : public StoreTx {
       inner_->Rollback();
       return Dead();
     }
+    if (dice_->Roll(Fault::kDeadlockVictim)) {  // a serialization failure at COMMIT: nothing was saved
+      inner_->Rollback();
+      return DeadlockVictim("COMMIT");
+    }
     if (dice_->Roll(Fault::kCommitInDoubtLost)) {
       inner_->Rollback();
       return Status::InDoubt("simulated: connection lost during COMMIT (it did not reach the database)");
@@ -64,6 +72,7 @@ class FaultyTx final : public StoreTx {
   Status Statement() {
     if (life_->crashed || life_->CrashAt(CrashPoint::kInTransaction)) return Dead();
     if (dice_->Roll(Fault::kHandlerDbError)) return Status::Unavailable("simulated database error in a statement");
+    if (dice_->Roll(Fault::kDeadlockVictim)) return DeadlockVictim("a handler's statement");
     return Status::OK();
   }
 

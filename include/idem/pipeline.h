@@ -35,6 +35,15 @@ struct PipelineOptions {
   // are released to the broker, never dropped. Defaults 100 ms … 10 s.
   int64_t unavailable_backoff_min_ms = 100;
   int64_t unavailable_backoff_max_ms = 10'000;
+  // A deadlock or serialization failure (Status::IsTransactionConflict), met by
+  // the claim, the commit or any statement of a handler, rolls the whole batch
+  // transaction back and runs it again at once: no attempt is spent, nothing is
+  // released. Only after this many runs in all are the messages released, as
+  // for an unavailable database. Default 5.
+  int transaction_conflict_tries = 5;
+  // The wait before rerun n is random in [w/2, w] with w = this · 2^(n-1), so the
+  // rivals do not collide again in step. Default 20 ms.
+  int64_t transaction_conflict_wait_ms = 20;
   // With false, the guard is off: no records, no dedup, effects applied on every
   // delivery. Exists only to demonstrate the damage (demo, simulator). Default true.
   bool protection = true;
@@ -47,6 +56,7 @@ struct BatchReport {
   size_t polled = 0;
   size_t first = 0, duplicate = 0, conflict = 0, retried = 0, parked = 0, released = 0, in_flight = 0;
   size_t filtered = 0;  // duplicates the fast filter caught without a database lookup
+  size_t transaction_retries = 0;  // reruns of the batch transaction after deadlocks or serialization failures
   Status status;  // not OK if the batch could not be committed or settled
 };
 

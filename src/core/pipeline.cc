@@ -9,6 +9,7 @@
 //   4. settle everything with the source in one call, then log the decisions.
 #include "idem/pipeline.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "core/batch_dedup.h"
@@ -28,6 +29,9 @@ class Pipeline::Impl {
     if (!spec.fn) return Status::InvalidArgument("the handler for topic '" + spec.topic + "' has no function");
     if (std::string why = opt_.retry.Validate(); !why.empty())
       return Status::InvalidArgument("retry policy: " + why);
+    if (opt_.transaction_conflict_tries < 1 || opt_.transaction_conflict_wait_ms < 0)
+      return Status::InvalidArgument("transaction_conflict_tries must be at least 1 and "
+                                     "transaction_conflict_wait_ms not negative");
     if (handlers_.count(spec.topic))
       return Status::InvalidArgument("topic '" + spec.topic + "' already has a handler");
     std::string topic = spec.topic;
@@ -57,10 +61,11 @@ class Pipeline::Impl {
   std::string FilterKey(const std::string& key) const {
     return std::to_string(opt_.consumer_group.size()) + ":" + opt_.consumer_group + ":" + key;
   }
+  Status TransactRerunningConflicts(std::vector<BatchItem>& items, int* tries);
   Status Transact(std::vector<BatchItem>& items);
   Status ResolveInDoubt(std::vector<BatchItem>& items);
   void ReleaseUndecided(std::vector<BatchItem>& items, const std::string& reason);
-  void Settle(std::vector<BatchItem>& items, BatchReport* report);
+  void Settle(std::vector<BatchItem>& items, int transaction_tries, BatchReport* report);
   int64_t Backoff();
 
   Source* source_;
@@ -209,6 +214,26 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
   return s;
 }
 
+// A deadlock or serialization failure says nothing about the messages: the
+// database rolled this transaction back (or must) so that a rival could go on.
+// Run it again from the planned state, after a short random wait so the two do
+// not meet in step again; the records were rolled back too, so no attempt is spent.
+Status Pipeline::Impl::TransactRerunningConflicts(std::vector<BatchItem>& items, int* tries) {
+  const std::vector<BatchItem> planned = items;
+  for (*tries = 1;; ++*tries) {
+    Status s = Transact(items);
+    if (!s.IsTransactionConflict()) return s;
+    if (*tries >= opt_.transaction_conflict_tries)
+      return Status::TransactionConflict(s.message() + " (still after " + std::to_string(*tries) +
+                                         " runs of the batch transaction; raise transaction_conflict_tries "
+                                         "or look for transactions that lock the same rows in another order)");
+    counters_.transaction_retries++;
+    items = planned;
+    const int64_t wait = opt_.transaction_conflict_wait_ms << std::min(*tries - 1, 20);
+    env_->SleepMs(wait / 2 + static_cast<int64_t>(env_->Random64() % static_cast<uint64_t>(wait / 2 + 1)));
+  }
+}
+
 // The COMMIT was sent and the answer lost. The records say what happened: the
 // first record this batch changed shows our attempt count and status only if
 // the commit landed (the whole batch commits or nothing does).
@@ -304,7 +329,7 @@ int64_t Pipeline::Impl::Backoff() {
   return unavailable_backoff_ms_;
 }
 
-void Pipeline::Impl::Settle(std::vector<BatchItem>& items, BatchReport* report) {
+void Pipeline::Impl::Settle(std::vector<BatchItem>& items, int transaction_tries, BatchReport* report) {
   std::vector<Settlement> settlements;
   settlements.reserve(items.size());
   for (BatchItem& it : items) {
@@ -348,6 +373,7 @@ void Pipeline::Impl::Settle(std::vector<BatchItem>& items, BatchReport* report) 
     Decision d = it.ToDecision(opt_.consumer_group);
     d.at_ms = now;
     d.latency_us = end_us - it.polled_at_us;
+    if (!it.decided_without_db) d.transaction_tries = transaction_tries;
     counters_.Count(d.kind);
     switch (d.kind) {
       case DecisionKind::kFirst: report->first++; break;
@@ -387,8 +413,10 @@ BatchReport Pipeline::Impl::RunOnce() {
   }
   Plan(items);
   bool stalled = !ApplyFilter(items);
+  int transaction_tries = 1;
   if (!stalled) {
-    Status s = Transact(items);
+    Status s = TransactRerunningConflicts(items, &transaction_tries);
+    report.transaction_retries = static_cast<size_t>(transaction_tries - 1);
     if (!s.ok()) {
       counters_.commit_failures++;
       // Nothing was decided for good: give the messages back, held back by a growing
@@ -401,7 +429,7 @@ BatchReport Pipeline::Impl::RunOnce() {
     }
     FinishFilter(items, s.ok());
   }
-  Settle(items, &report);
+  Settle(items, transaction_tries, &report);
   // While a dependency is down, stop taking messages for a while (SPEC R-E5).
   if (stalled) env_->SleepMs(unavailable_backoff_ms_);
   return report;

@@ -1,6 +1,45 @@
 #include "core/run_handler.h"
 
 namespace idem {
+namespace {
+
+// The transaction as the handler sees it, noting the first deadlock or
+// serialization failure any of its statements met. Handlers turn statuses into
+// results by hand (usually "retryable"), so the pipeline cannot rely on the
+// result to learn that the transaction, not the message, was at fault.
+class ConflictWatch final : public SqlTx {
+ public:
+  explicit ConflictWatch(SqlTx& inner) : inner_(inner) {}
+
+  Result<int64_t> Exec(std::string_view sql, const std::vector<Value>& params) override {
+    return Note(inner_.Exec(sql, params));
+  }
+  Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
+    return Note(inner_.Query(sql, params));
+  }
+  Status Savepoint(std::string_view name) override { return Note(inner_.Savepoint(name)); }
+  Status RollbackTo(std::string_view name) override { return Note(inner_.RollbackTo(name)); }
+  Status Release(std::string_view name) override { return Note(inner_.Release(name)); }
+  std::string_view Dialect() const override { return inner_.Dialect(); }
+
+  const Status& conflict() const { return conflict_; }
+
+ private:
+  template <typename R>
+  R Note(R r) {
+    if (conflict_.ok() && r.status().IsTransactionConflict()) conflict_ = r.status();
+    return r;
+  }
+  Status Note(Status s) {
+    if (conflict_.ok() && s.IsTransactionConflict()) conflict_ = s;
+    return s;
+  }
+
+  SqlTx& inner_;
+  Status conflict_;
+};
+
+}  // namespace
 
 HandlerResult InvokeHandler(const HandlerSpec& spec, HandlerContext& ctx) {
   try {
@@ -21,10 +60,14 @@ Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy
   constexpr std::string_view kSavepoint = "idem_msg";
   IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
   item.ran = true;
-  HandlerContext ctx{*item.msg, item.key, tx, env};
+  ConflictWatch watched(tx);
+  HandlerContext ctx{*item.msg, item.key, watched, env};
   int64_t backoff_ms = policy.in_process_backoff_ms;
   for (int t = 1;; ++t) {
     HandlerResult r = InvokeHandler(*item.spec, ctx);
+    // Whatever the handler made of it, the whole transaction must run again:
+    // locks taken before this savepoint are part of the deadlock.
+    if (!watched.conflict().ok()) return watched.conflict();
     if (r.outcome == HandlerResult::Outcome::kOk) {
       item.summary = std::move(r.summary);
       return tx.Release(kSavepoint);
