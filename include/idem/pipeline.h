@@ -4,6 +4,11 @@
 //
 //   Source ──▶ keys ──▶ Tx { claim ─▶ handler(s) ─▶ complete } ──▶ ack / retry tier / terminal
 //
+// Exceptions: RunOnce does not throw for what a message, a handler or a backend
+// throws. A throw while deriving a message's key parks that message with a reason
+// naming the exception; a handler's throw is a retryable failure of its message;
+// a source, store or fast filter that throws counts as one that failed.
+//
 // Thread safety: a Pipeline is driven by one thread. Run several pipelines (each
 // with its own Source and Store connection) for parallelism.
 #pragma once

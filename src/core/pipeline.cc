@@ -56,6 +56,7 @@ class Pipeline::Impl {
 
  private:
   void Plan(std::vector<BatchItem>& items);
+  void PlanOne(BatchItem& item);
   bool ApplyFilter(std::vector<BatchItem>& items);
   void FinishFilter(std::vector<BatchItem>& items, bool committed);
   std::string FilterKey(const std::string& key) const {
@@ -78,32 +79,40 @@ class Pipeline::Impl {
   int64_t unavailable_backoff_ms_ = 0;
 };
 
+void Pipeline::Impl::PlanOne(BatchItem& it) {
+  const Message& m = *it.msg;
+  if (m.payload.size() > opt_.max_payload_bytes) {
+    it.Park("payload is " + std::to_string(m.payload.size()) + " bytes, over the limit of " +
+            std::to_string(opt_.max_payload_bytes) + " (max_payload_bytes)");
+    return;
+  }
+  auto h = handlers_.find(m.topic);
+  if (h == handlers_.end()) {
+    if (opt_.park_unknown_topics) it.Park("no handler is registered for topic '" + m.topic + "'");
+    else it.Release("no handler for topic '" + m.topic + "'", opt_.retry.DelayAfter(1));
+    return;
+  }
+  it.spec = &h->second;
+  auto id = DeriveIdentity(m, *it.spec);
+  if (!id.ok()) {
+    it.Park(id.status().message());
+    return;
+  }
+  it.key = std::move(id->key);
+  it.fingerprint = std::move(id->fingerprint);
+  it.plan = BatchItem::Plan::kRun;
+  it.decided_without_db = false;
+}
+
 void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
-  for (size_t i = 0; i < items.size(); ++i) {
-    BatchItem& it = items[i];
-    const Message& m = *it.msg;
+  for (BatchItem& it : items) {
     it.decided_without_db = true;  // until it is planned to run
-    if (m.payload.size() > opt_.max_payload_bytes) {
-      it.Park("payload is " + std::to_string(m.payload.size()) + " bytes, over the limit of " +
-              std::to_string(opt_.max_payload_bytes) + " (max_payload_bytes)");
-      continue;
+    // Whatever the payload makes key derivation do, it costs this message only.
+    if (std::string thrown = ThrownBy([&] { PlanOne(it); }); !thrown.empty()) {
+      it.decided_without_db = true;
+      it.Park("deriving the key and fingerprint threw " + thrown +
+              "; a message that cannot be keyed is never processed without protection");
     }
-    auto h = handlers_.find(m.topic);
-    if (h == handlers_.end()) {
-      if (opt_.park_unknown_topics) it.Park("no handler is registered for topic '" + m.topic + "'");
-      else it.Release("no handler for topic '" + m.topic + "'", opt_.retry.DelayAfter(1));
-      continue;
-    }
-    it.spec = &h->second;
-    auto id = DeriveIdentity(m, *it.spec);
-    if (!id.ok()) {
-      it.Park(id.status().message());
-      continue;
-    }
-    it.key = std::move(id->key);
-    it.fingerprint = std::move(id->fingerprint);
-    it.plan = BatchItem::Plan::kRun;
-    it.decided_without_db = false;
   }
   if (opt_.protection) MarkInBatchCopies(items);  // unprotected, every copy runs
 }
@@ -263,7 +272,10 @@ bool Pipeline::Impl::ApplyFilter(std::vector<BatchItem>& items) {
     keys.push_back({FilterKey(items[i].key), items[i].fingerprint});
   }
   if (keys.empty()) return true;
-  auto verdicts = filter_->Mark(keys, opt_.lease_ms);
+  Result<std::vector<FilterVerdict>> verdicts = Status::Unavailable("fast filter not asked");
+  // A filter that throws is treated as one that is down: its outage policy decides.
+  if (std::string thrown = ThrownBy([&] { verdicts = filter_->Mark(keys, opt_.lease_ms); }); !thrown.empty())
+    verdicts = Status::Unavailable("the fast filter threw " + thrown);
   if (!verdicts.ok() || verdicts->size() != keys.size()) {
     counters_.degraded += static_cast<int64_t>(keys.size());
     const std::string why = verdicts.ok() ? "fast filter answered for the wrong number of keys"
@@ -310,8 +322,8 @@ void Pipeline::Impl::FinishFilter(std::vector<BatchItem>& items, bool committed)
     else release.push_back(FilterKey(it.key));
   }
   if (done.empty() && release.empty()) return;
-  // A failure here is harmless: markers expire, and the database guard decides.
-  (void)filter_->Finish(done, filter_opt_.ttl_ms, release);
+  // A failure here is harmless (a throw too): markers expire, and the database guard decides.
+  (void)ThrownBy([&] { (void)filter_->Finish(done, filter_opt_.ttl_ms, release); });
 }
 
 void Pipeline::Impl::ReleaseUndecided(std::vector<BatchItem>& items, const std::string& reason) {
@@ -364,7 +376,10 @@ void Pipeline::Impl::Settle(std::vector<BatchItem>& items, int transaction_tries
     }
     settlements.push_back(std::move(s));
   }
-  Status s = source_->Settle(settlements);
+  Status s;
+  if (std::string thrown = ThrownBy([&] { s = source_->Settle(settlements); }); !thrown.empty())
+    s = Status::Unavailable("the source threw " + thrown +
+                            " while settling; the broker redelivers what it did not take");
   if (!s.ok()) report->status = s;
 
   const int64_t now = env_->NowMs();
@@ -393,7 +408,11 @@ void Pipeline::Impl::Settle(std::vector<BatchItem>& items, int transaction_tries
 
 BatchReport Pipeline::Impl::RunOnce() {
   BatchReport report;
-  auto polled = source_->Poll(opt_.batch_size, opt_.max_linger_ms);
+  Result<std::vector<Message>> polled = std::vector<Message>{};
+  // A source that cannot decode what the broker holds must not take the consumer down with it.
+  if (std::string thrown = ThrownBy([&] { polled = source_->Poll(opt_.batch_size, opt_.max_linger_ms); });
+      !thrown.empty())
+    polled = Status::Unavailable("the source threw " + thrown + " while polling");
   if (!polled.ok()) {
     report.status = polled.status();
     env_->SleepMs(Backoff());
@@ -415,7 +434,12 @@ BatchReport Pipeline::Impl::RunOnce() {
   bool stalled = !ApplyFilter(items);
   int transaction_tries = 1;
   if (!stalled) {
-    Status s = TransactRerunningConflicts(items, &transaction_tries);
+    Status s;
+    // A store that throws has failed like any other: the messages go back undecided,
+    // and a redelivery meets the records, whatever landed.
+    if (std::string thrown = ThrownBy([&] { s = TransactRerunningConflicts(items, &transaction_tries); });
+        !thrown.empty())
+      s = Status::Unavailable("the store threw " + thrown);
     report.transaction_retries = static_cast<size_t>(transaction_tries - 1);
     if (!s.ok()) {
       counters_.commit_failures++;

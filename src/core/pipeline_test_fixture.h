@@ -42,6 +42,19 @@ class PipelineFixture : public ::testing::Test {
     return r.ok() ? *r : "";
   }
 
+  // Publishes `middle` between two good payments (A: 1, C: 3) and runs one batch:
+  // whatever happens to `middle`, its neighbours are applied.
+  BatchReport RunBetweenNeighbours(const std::string& middle, const std::string& id = {}) {
+    Publish(R"({"payment_id":"A","amount":1})");
+    Publish(middle, id);
+    Publish(R"({"payment_id":"C","amount":3})");
+    BatchReport r = Make()->RunOnce();
+    EXPECT_EQ(r.polled, 3u);
+    EXPECT_EQ(r.first, 2u) << "the neighbours are applied";
+    EXPECT_EQ(testing::CountEffects(*store_), 2);
+    return r;
+  }
+
   // Runs batches until a poll comes back empty (bounded, so a bug cannot hang the test).
   void Drain(Pipeline& p) {
     for (int i = 0; i < 1000; ++i)

@@ -1,7 +1,20 @@
 #include "core/run_handler.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+#include <typeinfo>
+
 namespace idem {
 namespace {
+
+std::string TypeName(const std::type_info* type) {
+  if (!type) return "unknown type";
+  int rc = 0;
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(type->name(), nullptr, nullptr, &rc), std::free);
+  return rc == 0 && name ? std::string(name.get()) : std::string(type->name());
+}
 
 // The transaction as the handler sees it, noting the first deadlock or
 // serialization failure any of its statements met. Handlers turn statuses into
@@ -41,6 +54,18 @@ class ConflictWatch final : public SqlTx {
 
 }  // namespace
 
+std::string DescribeCurrentException() {
+  const std::string type = TypeName(abi::__cxa_current_exception_type());
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    return what.empty() || what == type ? type : type + ": " + what;
+  } catch (...) {
+    return "a non-standard exception of type " + type;
+  }
+}
+
 HandlerResult InvokeHandler(const HandlerSpec& spec, HandlerContext& ctx) {
   try {
     return spec.fn(ctx);
@@ -48,11 +73,9 @@ HandlerResult InvokeHandler(const HandlerSpec& spec, HandlerContext& ctx) {
     return HandlerResult::Permanent(e.what());
   } catch (const RetryableError& e) {
     return HandlerResult::Retryable(e.what());
-  } catch (const std::exception& e) {
-    // Unknown failures may be glitches: retry them, bounded by max_attempts.
-    return HandlerResult::Retryable(std::string("handler threw: ") + e.what());
   } catch (...) {
-    return HandlerResult::Retryable("handler threw a non-standard exception");
+    // Unknown failures may be glitches: retry them, bounded by max_attempts.
+    return HandlerResult::Retryable("handler threw " + DescribeCurrentException());
   }
 }
 
