@@ -197,6 +197,8 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
     }
   }
 
+  std::vector<Completion> completions;
+  completions.reserve(runnable.size());
   for (size_t i : runnable) {
     BatchItem& it = items[i];
     if (it.plan != BatchItem::Plan::kRun) continue;
@@ -213,10 +215,10 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
     }
     if (it.plan == BatchItem::Plan::kPark) final_status = RecordStatus::kFailed;
     it.expected_status = final_status;
-    if (opt_.protection)
-      IDEM_RETURN_IF_ERROR(
-          tx.Complete(opt_.consumer_group, it.key, final_status, it.reason, it.summary, env_->NowMs()));
+    completions.push_back({it.key, final_status, it.reason, it.summary});
   }
+  // One call for the batch (items are not touched again before it returns).
+  if (opt_.protection) IDEM_RETURN_IF_ERROR(tx.Complete(opt_.consumer_group, completions, env_->NowMs()));
 
   Status s = tx.Commit();
   if (s.IsInDoubt()) return ResolveInDoubt(items);

@@ -45,10 +45,9 @@ class ConflictingStore final : public testing::ForwardingStore {
       IDEM_RETURN_IF_ERROR(s_->Strike(Where::kClaim));
       return inner_->Claim(g, r, now, lease);
     }
-    Status Complete(std::string_view g, std::string_view k, RecordStatus st, std::string_view e,
-                    std::string_view sum, int64_t now) override {
+    Status Complete(std::string_view g, std::span<const Completion> c, int64_t now) override {
       IDEM_RETURN_IF_ERROR(s_->Strike(Where::kComplete));
-      return inner_->Complete(g, k, st, e, sum, now);
+      return inner_->Complete(g, c, now);
     }
     Status Commit() override {
       IDEM_RETURN_IF_ERROR(s_->Strike(Where::kCommit));

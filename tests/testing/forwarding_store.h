@@ -25,9 +25,8 @@ class ForwardingTx : public StoreTx {
   Status TakeOver(std::string_view g, const ClaimRequest& r, int64_t now, int64_t lease) override {
     return inner_->TakeOver(g, r, now, lease);
   }
-  Status Complete(std::string_view g, std::string_view k, RecordStatus s, std::string_view e, std::string_view sum,
-                  int64_t now) override {
-    return inner_->Complete(g, k, s, e, sum, now);
+  Status Complete(std::string_view g, std::span<const Completion> c, int64_t now) override {
+    return inner_->Complete(g, c, now);
   }
   Status NoteDuplicate(std::string_view g, std::string_view k, int64_t now) override {
     return inner_->NoteDuplicate(g, k, now);
