@@ -137,63 +137,12 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
     if (!claims.ok()) return claims.status();
     for (size_t j = 0; j < runnable.size(); ++j) {
       BatchItem& it = items[runnable[j]];
-      const ClaimResult& c = (*claims)[j];
-      if (c.inserted) {
-        it.attempt = 1;
-        continue;
-      }
-      const Record& r = c.existing;
-      it.attempt = r.attempts + 1;
-      if (r.fingerprint != it.fingerprint) {
-        it.Conflict("key already recorded by message " + r.message_id + " with a different payload (fingerprint " +
-                    r.fingerprint.substr(0, 12) + " vs " + it.fingerprint.substr(0, 12) + ")");
-        continue;
-      }
-      bool take_over = false;
-      switch (r.status) {
-        case RecordStatus::kSucceeded:
-          it.Duplicate("already applied");
-          it.applied_before = true;
-          IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
-          break;
-        case RecordStatus::kFailed:
-          if (it.msg->headers.count(kReplayHeader)) {
-            take_over = true;
-          } else {
-            // Parked again, not acked as a duplicate: the consumer may have died
-            // between the commit that recorded the failure and the move to the
-            // terminal queue, and then this copy is the only one left. At worst
-            // the terminal queue holds two copies; replay runs the guard again.
-            it.Park("already parked after a permanent failure: " + r.last_error);
-            IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
-          }
-          break;
-        case RecordStatus::kReleased: {
-          // A copy back before its retry is due — its consumer died before the
-          // move to the delay tier reached the broker, which then redelivered at
-          // once, or a producer resent it — would spend an attempt without the
-          // ladder's wait, and a crash loop would park messages that only needed
-          // time. Give it back until then (at most one rung: a clock that jumped
-          // back must not hold it longer).
-          const int64_t rung = opt_.retry.DelayAfter(r.attempts);
-          const int64_t wait = std::min(r.last_seen_ms + rung - now, rung);
-          if (r.attempts > 0 && wait > 0) {
-            it.Release("retry " + std::to_string(r.attempts + 1) + " is not due for " + std::to_string(wait) + " ms",
-                       wait);
-            break;
-          }
-          take_over = true;
-          break;
-        }
-        case RecordStatus::kProcessing:
-          if (r.lease_until_ms > now) {
-            it.InFlight("claimed by message " + r.message_id + " until its lease ends", r.lease_until_ms - now);
-          } else {
-            take_over = true;  // the claimant crashed; its lease is over
-          }
-          break;
-      }
-      if (take_over) IDEM_RETURN_IF_ERROR(tx.TakeOver(opt_.consumer_group, reqs[j], now, lease_until));
+      const ClaimVerdict v =
+          ClassifyClaim((*claims)[j], it.fingerprint, it.msg->headers.count(kReplayHeader) > 0, now, opt_.retry);
+      it.Apply(v);
+      if (v.NotesDuplicate()) IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
+      if (v.kind == ClaimVerdict::Kind::kTakeOver)
+        IDEM_RETURN_IF_ERROR(tx.TakeOver(opt_.consumer_group, reqs[j], now, lease_until));
     }
   }
 
@@ -204,18 +153,8 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
     if (it.plan != BatchItem::Plan::kRun) continue;
     if (!opt_.protection) it.attempt = it.msg->attempt;  // no record: the broker's count is all there is
     IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_.retry));
-    RecordStatus final_status = RecordStatus::kSucceeded;
-    if (it.plan == BatchItem::Plan::kRetry) {
-      if (it.attempt >= opt_.retry.max_attempts) {
-        it.Park("gave up after " + std::to_string(it.attempt) + " attempts: " + it.reason);
-      } else {
-        final_status = RecordStatus::kReleased;
-        it.delay_ms = opt_.retry.DelayAfter(it.attempt);
-      }
-    }
-    if (it.plan == BatchItem::Plan::kPark) final_status = RecordStatus::kFailed;
-    it.expected_status = final_status;
-    completions.push_back({it.key, final_status, it.reason, it.summary});
+    it.Apply(ClassifyRun(it.plan, it.attempt, std::move(it.reason), opt_.retry));
+    completions.push_back({it.key, it.expected_status, it.reason, it.summary});
   }
   // One call for the batch (items are not touched again before it returns).
   if (opt_.protection) IDEM_RETURN_IF_ERROR(tx.Complete(opt_.consumer_group, completions, env_->NowMs()));
