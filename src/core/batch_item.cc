@@ -30,6 +30,24 @@ Decision BatchItem::ToDecision(const std::string& group) const {
   return d;
 }
 
+Settlement BatchItem::ToSettlement() const {
+  Settlement s;
+  s.message = msg;
+  s.reason = reason;
+  s.delay_ms = delay_ms;
+  switch (plan) {
+    case Plan::kRun:
+    case Plan::kDuplicate: s.kind = Settlement::Kind::kAck; break;
+    case Plan::kRetry: s.kind = Settlement::Kind::kRetry; break;
+    case Plan::kPark:
+    case Plan::kConflict: s.kind = Settlement::Kind::kPark; break;
+    case Plan::kRelease:
+    case Plan::kInFlight:
+    case Plan::kCopyOf: s.kind = Settlement::Kind::kRelease; break;
+  }
+  return s;
+}
+
 void BatchItem::Apply(const ClaimVerdict& v) {
   using K = ClaimVerdict::Kind;
   attempt = v.attempt;

@@ -9,6 +9,7 @@
 #include "idem/handler.h"
 #include "idem/record.h"
 #include "idem/retry.h"
+#include "idem/source.h"
 #include "idem/store.h"
 
 namespace idem {
@@ -66,6 +67,8 @@ struct BatchItem {
   void Apply(const RunVerdict& v);
 
   Decision ToDecision(const std::string& group) const;
+  // What the source is told: only a mapping of the plan.
+  Settlement ToSettlement() const;
 };
 
 // What the record that Claim found says about one message. Pure: the pipeline

@@ -1,12 +1,16 @@
 // The batch pipeline. See include/idem/pipeline.h for the contract.
 //
-// One batch goes through four steps:
-//   1. plan without the database: payload limit, handler lookup, key and
-//      fingerprint, in-batch dedup. Bad input is parked here with its reason.
-//   2. one transaction: claim every key at once, decide DUPLICATE / CONFLICT /
-//      IN_FLIGHT from the existing records, run the rest each under a savepoint.
-//   3. commit; an in-doubt commit is resolved by re-reading a record (SPEC R-C6).
-//   4. settle everything with the source in one call, then log the decisions.
+// One batch, in phases:
+//   Plan     without the database: payload limit, handler lookup, key and
+//            fingerprint, in-batch copies. Bad input is parked here with its reason.
+//   Filter   the optional fast filter marks the keys, or says DONE / in flight.
+//   Decide   one transaction: claim every key at once and classify each record
+//            (core/batch_item: ClassifyClaim), run the rest each under a savepoint
+//            (ClassifyRun), complete the batch, commit. A deadlock reruns it; an
+//            in-doubt commit is resolved by re-reading a record (SPEC R-C6).
+//   Follow   in-batch copies take their primary's fate.
+//   Settle   one call to the source, mapping each message's plan.
+//   Report   decisions and counters, once per message.
 #include "idem/pipeline.h"
 
 #include <algorithm>
@@ -55,6 +59,7 @@ class Pipeline::Impl {
   DecisionCounters counters_;
 
  private:
+  Result<std::vector<Message>> Poll();
   void Plan(std::vector<BatchItem>& items);
   void PlanOne(BatchItem& item);
   bool ApplyFilter(std::vector<BatchItem>& items);
@@ -62,11 +67,14 @@ class Pipeline::Impl {
   std::string FilterKey(const std::string& key) const {
     return std::to_string(opt_.consumer_group.size()) + ":" + opt_.consumer_group + ":" + key;
   }
+  // Returns false when the store failed and the undecided messages were released.
+  bool Decide(std::vector<BatchItem>& items, int* transaction_tries, BatchReport* report);
   Status TransactRerunningConflicts(std::vector<BatchItem>& items, int* tries);
   Status Transact(std::vector<BatchItem>& items);
   Status ResolveInDoubt(std::vector<BatchItem>& items);
   void ReleaseUndecided(std::vector<BatchItem>& items, const std::string& reason);
-  void Settle(std::vector<BatchItem>& items, int transaction_tries, BatchReport* report);
+  void Settle(const std::vector<BatchItem>& items, BatchReport* report);
+  void Report(const std::vector<BatchItem>& items, int transaction_tries, BatchReport* report);
   int64_t Backoff();
 
   Source* source_;
@@ -282,50 +290,21 @@ int64_t Pipeline::Impl::Backoff() {
   return unavailable_backoff_ms_;
 }
 
-void Pipeline::Impl::Settle(std::vector<BatchItem>& items, int transaction_tries, BatchReport* report) {
+void Pipeline::Impl::Settle(const std::vector<BatchItem>& items, BatchReport* report) {
   std::vector<Settlement> settlements;
   settlements.reserve(items.size());
-  for (BatchItem& it : items) {
-    if (it.plan == BatchItem::Plan::kCopyOf) {
-      const BatchItem& p = items[it.primary];
-      // A copy may only be acknowledged once its primary's fate is durable.
-      if (p.plan == BatchItem::Plan::kRelease || p.plan == BatchItem::Plan::kInFlight)
-        it.Release(p.reason, p.delay_ms);
-      else it.Duplicate("copy of message " + p.msg->id + " in the same batch");
-    }
-    Settlement s;
-    s.message = it.msg;
-    s.reason = it.reason;
-    s.delay_ms = it.delay_ms;
-    switch (it.plan) {
-      case BatchItem::Plan::kRun:
-      case BatchItem::Plan::kDuplicate:
-        s.kind = Settlement::Kind::kAck;
-        break;
-      case BatchItem::Plan::kRetry:
-        s.kind = Settlement::Kind::kRetry;
-        break;
-      case BatchItem::Plan::kPark:
-      case BatchItem::Plan::kConflict:
-        s.kind = Settlement::Kind::kPark;
-        break;
-      case BatchItem::Plan::kRelease:
-      case BatchItem::Plan::kInFlight:
-      case BatchItem::Plan::kCopyOf:
-        s.kind = Settlement::Kind::kRelease;
-        break;
-    }
-    settlements.push_back(std::move(s));
-  }
+  for (const BatchItem& it : items) settlements.push_back(it.ToSettlement());
   Status s;
   if (std::string thrown = ThrownBy([&] { s = source_->Settle(settlements); }); !thrown.empty())
     s = Status::Unavailable("the source threw " + thrown +
                             " while settling; the broker redelivers what it did not take");
   if (!s.ok()) report->status = s;
+}
 
+void Pipeline::Impl::Report(const std::vector<BatchItem>& items, int transaction_tries, BatchReport* report) {
   const int64_t now = env_->NowMs();
   const int64_t end_us = env_->MonotonicMicros();
-  for (BatchItem& it : items) {
+  for (const BatchItem& it : items) {
     Decision d = it.ToDecision(opt_.consumer_group);
     d.at_ms = now;
     d.latency_us = end_us - it.polled_at_us;
@@ -347,13 +326,39 @@ void Pipeline::Impl::Settle(std::vector<BatchItem>& items, int transaction_tries
   }
 }
 
-BatchReport Pipeline::Impl::RunOnce() {
-  BatchReport report;
+Result<std::vector<Message>> Pipeline::Impl::Poll() {
   Result<std::vector<Message>> polled = std::vector<Message>{};
   // A source that cannot decode what the broker holds must not take the consumer down with it.
   if (std::string thrown = ThrownBy([&] { polled = source_->Poll(opt_.batch_size, opt_.max_linger_ms); });
       !thrown.empty())
     polled = Status::Unavailable("the source threw " + thrown + " while polling");
+  return polled;
+}
+
+bool Pipeline::Impl::Decide(std::vector<BatchItem>& items, int* transaction_tries, BatchReport* report) {
+  Status s;
+  // A store that throws has failed like any other: the messages go back undecided,
+  // and a redelivery meets the records, whatever landed.
+  if (std::string thrown = ThrownBy([&] { s = TransactRerunningConflicts(items, transaction_tries); });
+      !thrown.empty())
+    s = Status::Unavailable("the store threw " + thrown);
+  report->transaction_retries = static_cast<size_t>(*transaction_tries - 1);
+  if (s.ok()) {
+    unavailable_backoff_ms_ = 0;
+  } else {
+    counters_.commit_failures++;
+    // Nothing was decided for good: give the messages back, held back by a growing
+    // delay so an outage does not turn into a hot loop (SPEC R-F3).
+    ReleaseUndecided(items, "store: " + s.ToString());
+    report->status = s;
+  }
+  FinishFilter(items, s.ok());
+  return s.ok();
+}
+
+BatchReport Pipeline::Impl::RunOnce() {
+  BatchReport report;
+  auto polled = Poll();
   if (!polled.ok()) {
     report.status = polled.status();
     env_->SleepMs(Backoff());
@@ -374,27 +379,10 @@ BatchReport Pipeline::Impl::RunOnce() {
   Plan(items);
   bool stalled = !ApplyFilter(items);
   int transaction_tries = 1;
-  if (!stalled) {
-    Status s;
-    // A store that throws has failed like any other: the messages go back undecided,
-    // and a redelivery meets the records, whatever landed.
-    if (std::string thrown = ThrownBy([&] { s = TransactRerunningConflicts(items, &transaction_tries); });
-        !thrown.empty())
-      s = Status::Unavailable("the store threw " + thrown);
-    report.transaction_retries = static_cast<size_t>(transaction_tries - 1);
-    if (!s.ok()) {
-      counters_.commit_failures++;
-      // Nothing was decided for good: give the messages back, held back by a growing
-      // delay so an outage does not turn into a hot loop (SPEC R-F3).
-      ReleaseUndecided(items, "store: " + s.ToString());
-      report.status = s;
-      stalled = true;
-    } else {
-      unavailable_backoff_ms_ = 0;
-    }
-    FinishFilter(items, s.ok());
-  }
-  Settle(items, transaction_tries, &report);
+  if (!stalled) stalled = !Decide(items, &transaction_tries, &report);
+  FollowPrimaries(items);
+  Settle(items, &report);
+  Report(items, transaction_tries, &report);
   // While a dependency is down, stop taking messages for a while (SPEC R-E5).
   if (stalled) env_->SleepMs(unavailable_backoff_ms_);
   return report;
