@@ -67,7 +67,7 @@ void BatchItem::Apply(const ClaimVerdict& v) {
 
 void BatchItem::Apply(const RunVerdict& v) {
   plan = v.plan;
-  reason = v.reason;
+  if (v.plan != Plan::kRun) reason = v.reason;
   delay_ms = v.delay_ms;
   expected_status = v.record;
 }
@@ -116,16 +116,17 @@ ClaimVerdict ClassifyClaim(const ClaimResult& claim, std::string_view fingerprin
   return {K::kTakeOver, attempt, {}, 0};
 }
 
-RunVerdict ClassifyRun(BatchItem::Plan after_handler, int attempt, std::string reason, const RetryPolicy& retry) {
+RunVerdict ClassifyRun(const HandlerResult& result, int attempt, const RetryPolicy& retry) {
   using P = BatchItem::Plan;
-  if (after_handler == P::kRetry) {
-    if (attempt >= retry.max_attempts)
-      return {P::kPark, RecordStatus::kFailed, "gave up after " + std::to_string(attempt) + " attempts: " + reason,
-              0};
-    return {P::kRetry, RecordStatus::kReleased, std::move(reason), retry.DelayAfter(attempt)};
+  switch (result.outcome) {
+    case HandlerResult::Outcome::kOk: return {P::kRun, RecordStatus::kSucceeded, {}, 0};
+    case HandlerResult::Outcome::kPermanent: return {P::kPark, RecordStatus::kFailed, result.reason, 0};
+    case HandlerResult::Outcome::kRetryable: break;
   }
-  if (after_handler == P::kPark) return {P::kPark, RecordStatus::kFailed, std::move(reason), 0};
-  return {P::kRun, RecordStatus::kSucceeded, std::move(reason), 0};
+  if (attempt >= retry.max_attempts)
+    return {P::kPark, RecordStatus::kFailed, "gave up after " + std::to_string(attempt) + " attempts: " + result.reason,
+            0};
+  return {P::kRetry, RecordStatus::kReleased, result.reason, retry.DelayAfter(attempt)};
 }
 
 }  // namespace idem

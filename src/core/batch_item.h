@@ -50,7 +50,6 @@ struct BatchItem {
   void Park(std::string why) { plan = Plan::kPark; reason = std::move(why); }
   void Conflict(std::string why) { plan = Plan::kConflict; reason = std::move(why); }
   void Duplicate(std::string why) { plan = Plan::kDuplicate; reason = std::move(why); }
-  void Retry(std::string why) { plan = Plan::kRetry; reason = std::move(why); }
   void Release(std::string why, int64_t delay) {
     plan = Plan::kRelease;
     reason = std::move(why);
@@ -99,9 +98,9 @@ ClaimVerdict ClassifyClaim(const ClaimResult& claim, std::string_view fingerprin
 struct RunVerdict {
   BatchItem::Plan plan = BatchItem::Plan::kRun;  // kRun (applied), kRetry or kPark
   RecordStatus record = RecordStatus::kSucceeded;
-  std::string reason;
+  std::string reason;  // empty when applied: the item keeps the note it has (a degraded filter)
   int64_t delay_ms = 0;
 };
-RunVerdict ClassifyRun(BatchItem::Plan after_handler, int attempt, std::string reason, const RetryPolicy& retry);
+RunVerdict ClassifyRun(const HandlerResult& result, int attempt, const RetryPolicy& retry);
 
 }  // namespace idem

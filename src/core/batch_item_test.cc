@@ -48,17 +48,19 @@ TEST(ClassifyClaim, EachRecordStateGivesItsVerdict) {
 
 TEST(ClassifyRun, ARetryableFailureAtTheLastAttemptIsParked) {
   const RetryPolicy retry;  // 5 attempts
-  RunVerdict ok = ClassifyRun(BatchItem::Plan::kRun, 1, "", retry);
+  RunVerdict ok = ClassifyRun(HandlerResult::Ok(), 1, retry);
   EXPECT_EQ(ok.record, RecordStatus::kSucceeded);
-  RunVerdict again = ClassifyRun(BatchItem::Plan::kRetry, 2, "bank timeout", retry);
+  RunVerdict again = ClassifyRun(HandlerResult::Retryable("bank timeout"), 2, retry);
   EXPECT_EQ(again.plan, BatchItem::Plan::kRetry);
   EXPECT_EQ(again.record, RecordStatus::kReleased);
   EXPECT_EQ(again.delay_ms, 60'000);
-  RunVerdict last = ClassifyRun(BatchItem::Plan::kRetry, 5, "bank timeout", retry);
+  RunVerdict last = ClassifyRun(HandlerResult::Retryable("bank timeout"), 5, retry);
   EXPECT_EQ(last.plan, BatchItem::Plan::kPark);
   EXPECT_EQ(last.record, RecordStatus::kFailed);
   EXPECT_EQ(last.reason, "gave up after 5 attempts: bank timeout");
-  EXPECT_EQ(ClassifyRun(BatchItem::Plan::kPark, 1, "bad", retry).record, RecordStatus::kFailed);
+  RunVerdict bad = ClassifyRun(HandlerResult::Permanent("bad payment"), 1, retry);
+  EXPECT_EQ(bad.plan, BatchItem::Plan::kPark);
+  EXPECT_EQ(bad.record, RecordStatus::kFailed);
 }
 
 }  // namespace

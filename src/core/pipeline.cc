@@ -160,8 +160,9 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
     BatchItem& it = items[i];
     if (it.plan != BatchItem::Plan::kRun) continue;
     if (!opt_.protection) it.attempt = it.msg->attempt;  // no record: the broker's count is all there is
-    IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_.retry));
-    it.Apply(ClassifyRun(it.plan, it.attempt, std::move(it.reason), opt_.retry));
+    HandlerResult result;
+    IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_.retry, &result));
+    it.Apply(ClassifyRun(result, it.attempt, opt_.retry));
     completions.push_back({it.key, it.expected_status, it.reason, it.summary});
   }
   // One call for the batch (items are not touched again before it returns).

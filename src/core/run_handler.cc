@@ -79,7 +79,7 @@ HandlerResult InvokeHandler(const HandlerSpec& spec, HandlerContext& ctx) {
   }
 }
 
-Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy& policy) {
+Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy& policy, HandlerResult* result) {
   constexpr std::string_view kSavepoint = "idem_msg";
   IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
   item.ran = true;
@@ -92,7 +92,8 @@ Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy
     // locks taken before this savepoint are part of the deadlock.
     if (!watched.conflict().ok()) return watched.conflict();
     if (r.outcome == HandlerResult::Outcome::kOk) {
-      item.summary = std::move(r.summary);
+      item.summary = r.summary;
+      *result = std::move(r);
       return tx.Release(kSavepoint);
     }
     // Undo everything the handler wrote, including effects done before a throw (SPEC R-A4).
@@ -104,8 +105,7 @@ Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy
     }
     IDEM_RETURN_IF_ERROR(tx.Release(kSavepoint));
     if (r.reason.empty()) r.reason = "handler failed without a reason";
-    if (r.outcome == HandlerResult::Outcome::kPermanent) item.Park(std::move(r.reason));
-    else item.Retry(std::move(r.reason));
+    *result = std::move(r);
     return Status::OK();
   }
 }

@@ -11,12 +11,13 @@
 
 namespace idem {
 
-// Runs `item`'s handler inside `tx`. On OK the effects stay; on failure they are
-// rolled back to the savepoint and the item is planned kRetry or kPark.
+// Runs `item`'s handler inside `tx` and puts how it ended in `*result` (the
+// item's plan is left to ClassifyRun). On OK the effects stay; on failure they
+// are rolled back to the savepoint.
 // A non-OK Status means the transaction itself broke (abort the batch); it is a
 // transaction conflict when any statement of the handler met a deadlock or a
 // serialization failure, whatever the handler returned.
-Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy& policy);
+Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy& policy, HandlerResult* result);
 
 // Calls the handler and turns exceptions into results.
 HandlerResult InvokeHandler(const HandlerSpec& spec, HandlerContext& ctx);
