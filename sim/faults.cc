@@ -27,6 +27,7 @@ const char* FaultName(Fault f) {
     case Fault::kConflictingPayload: return "conflicting_payload";
     case Fault::kClockJump: return "clock_jump";
     case Fault::kRetryMoveLost: return "retry_move_lost";
+    case Fault::kDeadlockVictim: return "deadlock_victim";
     case Fault::kCount: break;
   }
   return "unknown";
@@ -47,6 +48,7 @@ FaultPlan FaultPlan::Swarm(SimEnv& env) {
       0.05, 0.05,              // poison, conflict (per published message)
       0.02,                    // clock jump (per batch)
       0.3,                     // retry move lost (per retry on the RabbitMQ model)
+      0.05,                    // deadlock victim (per claim, statement and commit)
   };
   FaultPlan plan;
   SimEnv later = env.Fork(1);

@@ -35,6 +35,7 @@ enum class Fault : int {
   kConflictingPayload,    // R-B5
   kClockJump,
   kRetryMoveLost,         // RabbitMQ: a failed attempt is committed, its move to the delay tier is lost
+  kDeadlockVictim,        // the database kills a claim, statement or commit to break a deadlock
   kCount
 };
 

@@ -4,6 +4,9 @@ namespace idem::sim {
 namespace {
 
 Status Dead() { return Status::Unavailable("simulated crash: the consumer process is gone"); }
+Status DeadlockVictim(std::string_view what) {
+  return Status::TransactionConflict("simulated: deadlock detected in " + std::string(what) + " [SQLSTATE 40P01]");
+}
 
 class FaultyTx final : public StoreTx {
  public:
@@ -28,15 +31,15 @@ class FaultyTx final : public StoreTx {
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> reqs, int64_t now,
                                          int64_t lease) override {
     if (life_->crashed) return Dead();
+    if (dice_->Roll(Fault::kDeadlockVictim)) return DeadlockVictim("the batch claim");
     return inner_->Claim(group, reqs, now, lease);
   }
   Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now, int64_t lease) override {
     return life_->crashed ? Dead() : inner_->TakeOver(group, req, now, lease);
   }
-  Status Complete(std::string_view group, std::string_view key, RecordStatus st, std::string_view error,
-                  std::string_view summary, int64_t now) override {
+  Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now) override {
     if (life_->crashed || life_->CrashAt(CrashPoint::kInTransaction)) return Dead();
-    return inner_->Complete(group, key, st, error, summary, now);
+    return inner_->Complete(group, completions, now);
   }
   Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now) override {
     return life_->crashed ? Dead() : inner_->NoteDuplicate(group, key, now);
@@ -46,6 +49,10 @@ class FaultyTx final : public StoreTx {
     if (life_->crashed) {
       inner_->Rollback();
       return Dead();
+    }
+    if (dice_->Roll(Fault::kDeadlockVictim)) {  // a serialization failure at COMMIT: nothing was saved
+      inner_->Rollback();
+      return DeadlockVictim("COMMIT");
     }
     if (dice_->Roll(Fault::kCommitInDoubtLost)) {
       inner_->Rollback();
@@ -64,6 +71,7 @@ class FaultyTx final : public StoreTx {
   Status Statement() {
     if (life_->crashed || life_->CrashAt(CrashPoint::kInTransaction)) return Dead();
     if (dice_->Roll(Fault::kHandlerDbError)) return Status::Unavailable("simulated database error in a statement");
+    if (dice_->Roll(Fault::kDeadlockVictim)) return DeadlockVictim("a handler's statement");
     return Status::OK();
   }
 

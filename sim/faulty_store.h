@@ -1,6 +1,7 @@
 // FaultyStore: the real store (SQLite, in memory) behind a wrapper that injects
-// database outages, statement errors, commits whose answer is lost (landed or
-// not), and the crash points of the current consumer incarnation.
+// database outages, statement errors, deadlock victims (claim, statement or
+// commit), commits whose answer is lost (landed or not), and the crash points of
+// the current consumer incarnation.
 #pragma once
 
 #include <memory>

@@ -34,6 +34,7 @@ struct Decision {
   int rung = 0;            // RETRY: ladder rung (1-based)
   int64_t delay_ms = 0;    // RETRY / RELEASED: delay before redelivery
   int64_t latency_us = 0;  // poll to commit
+  int transaction_tries = 1;  // runs of the batch transaction behind this outcome (> 1 after a deadlock)
 };
 
 // Writes one JSON object per line. Never includes the payload.
@@ -56,6 +57,7 @@ struct DecisionCounters {
   std::atomic<int64_t> degraded{0};       // decisions taken while the fast filter was unreachable
   std::atomic<int64_t> batches{0};
   std::atomic<int64_t> commit_failures{0};
+  std::atomic<int64_t> transaction_retries{0};  // batch transactions rerun after a deadlock or serialization failure
 
   void Count(DecisionKind k);
   // duplicate / received, 0 when nothing was received.

@@ -4,6 +4,11 @@
 //
 //   Source ──▶ keys ──▶ Tx { claim ─▶ handler(s) ─▶ complete } ──▶ ack / retry tier / terminal
 //
+// Exceptions: RunOnce does not throw for what a message, a handler or a backend
+// throws. A throw while deriving a message's key parks that message with a reason
+// naming the exception; a handler's throw is a retryable failure of its message;
+// a source, store or fast filter that throws counts as one that failed.
+//
 // Thread safety: a Pipeline is driven by one thread. Run several pipelines (each
 // with its own Source and Store connection) for parallelism.
 #pragma once
@@ -39,6 +44,15 @@ struct PipelineOptions {
   // are released to the broker, never dropped. Defaults 100 ms … 10 s.
   int64_t unavailable_backoff_min_ms = 100;
   int64_t unavailable_backoff_max_ms = 10'000;
+  // A deadlock or serialization failure (Status::IsTransactionConflict), met by
+  // the claim, the commit or any statement of a handler, rolls the whole batch
+  // transaction back and runs it again at once: no attempt is spent, nothing is
+  // released. Only after this many runs in all are the messages released, as
+  // for an unavailable database. Default 5.
+  int transaction_conflict_tries = 5;
+  // The wait before rerun n is random in [w/2, w] with w = this · 2^(n-1), so the
+  // rivals do not collide again in step. Default 20 ms.
+  int64_t transaction_conflict_wait_ms = 20;
   // With false, the guard is off: no records, no dedup, effects applied on every
   // delivery. Exists only to demonstrate the damage (demo, simulator). Default true.
   bool protection = true;
@@ -51,6 +65,7 @@ struct BatchReport {
   size_t polled = 0;
   size_t first = 0, duplicate = 0, conflict = 0, retried = 0, parked = 0, released = 0, in_flight = 0;
   size_t filtered = 0;  // duplicates the fast filter caught without a database lookup
+  size_t transaction_retries = 0;  // reruns of the batch transaction after deadlocks or serialization failures
   Status status;  // not OK if the batch could not be committed or settled
 };
 

@@ -6,6 +6,9 @@
 //     (database or network down, lock timeout, insufficient balance awaiting top-up).
 //   - in doubt:  a COMMIT was sent and its outcome is unknown. NEVER retry blindly:
 //     re-read the consumption record first (SPEC R-C6).
+//   - transaction conflict (also retryable): the database chose this transaction as
+//     the victim of a deadlock or a serialization failure. Nothing is wrong with the
+//     work: roll the whole transaction back and run it again at once.
 // Everything else is permanent: retrying cannot help (bad payload, illegal state).
 #pragma once
 
@@ -30,6 +33,7 @@ class [[nodiscard]] Status {
     kPermanent,        // retrying cannot help
     kCorruption,       // stored data is not what we wrote
     kIOError,          // local I/O failed; retryable
+    kTransactionConflict,  // deadlock victim or serialization failure; rerun the whole transaction
   };
 
   Status() = default;
@@ -44,6 +48,7 @@ class [[nodiscard]] Status {
   static Status Permanent(std::string m) { return Status(Code::kPermanent, std::move(m)); }
   static Status Corruption(std::string m) { return Status(Code::kCorruption, std::move(m)); }
   static Status IOError(std::string m) { return Status(Code::kIOError, std::move(m)); }
+  static Status TransactionConflict(std::string m) { return Status(Code::kTransactionConflict, std::move(m)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -51,8 +56,11 @@ class [[nodiscard]] Status {
 
   bool IsRetryable() const {
     return code_ == Code::kRetryable || code_ == Code::kUnavailable || code_ == Code::kBusy ||
-           code_ == Code::kIOError;
+           code_ == Code::kIOError || code_ == Code::kTransactionConflict;
   }
+  // The transaction lost a deadlock or a serialization check: rerunning it is the
+  // fix (a savepoint rollback is not enough: the locks held before it caused it).
+  bool IsTransactionConflict() const { return code_ == Code::kTransactionConflict; }
   bool IsInDoubt() const { return code_ == Code::kInDoubt; }
   bool IsAlreadyExists() const { return code_ == Code::kAlreadyExists; }
   bool IsNotFound() const { return code_ == Code::kNotFound; }

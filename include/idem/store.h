@@ -36,6 +36,15 @@ struct ClaimResult {
   Record existing;        // when !inserted: the record as it was (unchanged by Claim)
 };
 
+// How one handler execution ended, for StoreTx::Complete. The views must stay
+// valid for the call.
+struct Completion {
+  std::string_view key;
+  RecordStatus status = RecordStatus::kSucceeded;
+  std::string_view error;
+  std::string_view summary;
+};
+
 class StoreTx : public SqlTx {
  public:
   // Inserts a PROCESSING record with the given lease for every key that has none,
@@ -55,10 +64,19 @@ class StoreTx : public SqlTx {
   virtual Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
                           int64_t lease_until_ms) = 0;
 
-  // Records the end of one handler execution: status SUCCEEDED, FAILED or
-  // RELEASED, attempts incremented, error or summary stored.
-  virtual Status Complete(std::string_view group, std::string_view key, RecordStatus status,
-                          std::string_view error, std::string_view summary, int64_t now_ms) = 0;
+  // Records the end of the handler executions of a batch, in as few statements
+  // as the engine allows: each key's record gets its status (SUCCEEDED, FAILED or
+  // RELEASED), attempts incremented, error or summary stored. NotFound (naming a
+  // key) when a record is missing.
+  // REQUIRES: keys within one call are distinct and were claimed or taken over
+  // in this transaction.
+  virtual Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) = 0;
+  // A batch of one.
+  Status Complete(std::string_view group, std::string_view key, RecordStatus status, std::string_view error,
+                  std::string_view summary, int64_t now_ms) {
+    const Completion one{key, status, error, summary};
+    return Complete(group, std::span<const Completion>(&one, 1), now_ms);
+  }
 
   // Counts a duplicate copy and refreshes last_seen.
   virtual Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) = 0;

@@ -24,4 +24,15 @@ void MarkInBatchCopies(std::vector<BatchItem>& items) {
   }
 }
 
+void FollowPrimaries(std::vector<BatchItem>& items) {
+  for (BatchItem& it : items) {
+    if (it.plan != BatchItem::Plan::kCopyOf) continue;
+    const BatchItem& p = items[it.primary];
+    if (p.plan == BatchItem::Plan::kRelease || p.plan == BatchItem::Plan::kInFlight)
+      it.Release(p.reason, p.delay_ms);
+    else
+      it.Duplicate("copy of message " + p.msg->id + " in the same batch");
+  }
+}
+
 }  // namespace idem

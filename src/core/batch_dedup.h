@@ -12,4 +12,9 @@ namespace idem {
 // becomes a CONFLICT, decided without the database.
 void MarkInBatchCopies(std::vector<BatchItem>& items);
 
+// Once the batch is decided, each kCopyOf item takes its primary's fate: a
+// duplicate when the primary's outcome is durable, given back with it otherwise
+// (a copy may only be acknowledged once its primary's fate is durable).
+void FollowPrimaries(std::vector<BatchItem>& items);
+
 }  // namespace idem

@@ -32,6 +32,7 @@ std::string DecisionToJson(const Decision& d) {
   if (d.kind == DecisionKind::kRetry) j["rung"] = d.rung;
   if (d.delay_ms) j["delay_ms"] = d.delay_ms;
   j["latency_us"] = d.latency_us;
+  if (d.transaction_tries > 1) j["tx_tries"] = d.transaction_tries;
   // Keys and ids come from the broker and may hold invalid UTF-8: replace, never throw.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }

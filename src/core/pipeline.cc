@@ -1,14 +1,19 @@
 // The batch pipeline. See include/idem/pipeline.h for the contract.
 //
-// One batch goes through four steps:
-//   1. plan without the database: payload limit, handler lookup, key and
-//      fingerprint, in-batch dedup. Bad input is parked here with its reason.
-//   2. one transaction: claim every key at once, decide DUPLICATE / CONFLICT /
-//      IN_FLIGHT from the existing records, run the rest each under a savepoint.
-//   3. commit; an in-doubt commit is resolved by re-reading a record (SPEC R-C6).
-//   4. settle everything with the source in one call, then log the decisions.
+// One batch, in phases:
+//   Plan     without the database: payload limit, handler lookup, key and
+//            fingerprint, in-batch copies. Bad input is parked here with its reason.
+//   Filter   the optional fast filter marks the keys, or says DONE / in flight.
+//   Decide   one transaction: claim every key at once and classify each record
+//            (core/batch_item: ClassifyClaim), run the rest each under a savepoint
+//            (ClassifyRun), complete the batch, commit. A deadlock reruns it; an
+//            in-doubt commit is resolved by re-reading a record (SPEC R-C6).
+//   Follow   in-batch copies take their primary's fate.
+//   Settle   one call to the source, mapping each message's plan.
+//   Report   decisions and counters, once per message.
 #include "idem/pipeline.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "core/batch_dedup.h"
@@ -28,6 +33,9 @@ class Pipeline::Impl {
     if (!spec.fn) return Status::InvalidArgument("the handler for topic '" + spec.topic + "' has no function");
     if (std::string why = opt_.retry.Validate(); !why.empty())
       return Status::InvalidArgument("retry policy: " + why);
+    if (opt_.transaction_conflict_tries < 1 || opt_.transaction_conflict_wait_ms < 0)
+      return Status::InvalidArgument("transaction_conflict_tries must be at least 1 and "
+                                     "transaction_conflict_wait_ms not negative");
     if (handlers_.count(spec.topic))
       return Status::InvalidArgument("topic '" + spec.topic + "' already has a handler");
     std::string topic = spec.topic;
@@ -51,16 +59,22 @@ class Pipeline::Impl {
   DecisionCounters counters_;
 
  private:
+  Result<std::vector<Message>> Poll();
   void Plan(std::vector<BatchItem>& items);
+  void PlanOne(BatchItem& item);
   bool ApplyFilter(std::vector<BatchItem>& items);
   void FinishFilter(std::vector<BatchItem>& items, bool committed);
   std::string FilterKey(const std::string& key) const {
     return std::to_string(opt_.consumer_group.size()) + ":" + opt_.consumer_group + ":" + key;
   }
+  // Returns false when the store failed and the undecided messages were released.
+  bool Decide(std::vector<BatchItem>& items, int* transaction_tries, BatchReport* report);
+  Status TransactRerunningConflicts(std::vector<BatchItem>& items, int* tries);
   Status Transact(std::vector<BatchItem>& items);
   Status ResolveInDoubt(std::vector<BatchItem>& items);
   void ReleaseUndecided(std::vector<BatchItem>& items, const std::string& reason);
-  void Settle(std::vector<BatchItem>& items, BatchReport* report);
+  void Settle(const std::vector<BatchItem>& items, BatchReport* report);
+  void Report(const std::vector<BatchItem>& items, int transaction_tries, BatchReport* report);
   int64_t Backoff();
 
   Source* source_;
@@ -73,33 +87,41 @@ class Pipeline::Impl {
   int64_t unavailable_backoff_ms_ = 0;
 };
 
+void Pipeline::Impl::PlanOne(BatchItem& it) {
+  const Message& m = *it.msg;
+  if (m.payload.size() > opt_.max_payload_bytes) {
+    it.Park("payload is " + std::to_string(m.payload.size()) + " bytes, over the limit of " +
+            std::to_string(opt_.max_payload_bytes) + " (max_payload_bytes)");
+    return;
+  }
+  auto h = handlers_.find(m.topic);
+  if (h == handlers_.end()) {
+    if (opt_.park_unknown_topics) it.Park("no handler is registered for topic '" + m.topic + "'");
+    else it.Release("no handler for topic '" + m.topic + "'", opt_.retry.DelayAfter(1));
+    return;
+  }
+  it.spec = &h->second;
+  auto id = DeriveIdentity(m, *it.spec, JsonLimits{opt_.max_json_depth, opt_.max_payload_bytes});
+  if (!id.ok()) {
+    it.Park(id.status().message());
+    return;
+  }
+  it.key = std::move(id->key);
+  it.fingerprint = std::move(id->fingerprint);
+  it.payload = std::move(id->payload);
+  it.plan = BatchItem::Plan::kRun;
+  it.decided_without_db = false;
+}
+
 void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
-  for (size_t i = 0; i < items.size(); ++i) {
-    BatchItem& it = items[i];
-    const Message& m = *it.msg;
+  for (BatchItem& it : items) {
     it.decided_without_db = true;  // until it is planned to run
-    if (m.payload.size() > opt_.max_payload_bytes) {
-      it.Park("payload is " + std::to_string(m.payload.size()) + " bytes, over the limit of " +
-              std::to_string(opt_.max_payload_bytes) + " (max_payload_bytes)");
-      continue;
+    // Whatever the payload makes key derivation do, it costs this message only.
+    if (std::string thrown = ThrownBy([&] { PlanOne(it); }); !thrown.empty()) {
+      it.decided_without_db = true;
+      it.Park("deriving the key and fingerprint threw " + thrown +
+              "; a message that cannot be keyed is never processed without protection");
     }
-    auto h = handlers_.find(m.topic);
-    if (h == handlers_.end()) {
-      if (opt_.park_unknown_topics) it.Park("no handler is registered for topic '" + m.topic + "'");
-      else it.Release("no handler for topic '" + m.topic + "'", opt_.retry.DelayAfter(1));
-      continue;
-    }
-    it.spec = &h->second;
-    auto id = DeriveIdentity(m, *it.spec, JsonLimits{opt_.max_json_depth, opt_.max_payload_bytes});
-    if (!id.ok()) {
-      it.Park(id.status().message());
-      continue;
-    }
-    it.key = std::move(id->key);
-    it.fingerprint = std::move(id->fingerprint);
-    it.payload = std::move(id->payload);
-    it.plan = BatchItem::Plan::kRun;
-    it.decided_without_db = false;
   }
   if (opt_.protection) MarkInBatchCopies(items);  // unprotected, every copy runs
 }
@@ -124,90 +146,52 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
     if (!claims.ok()) return claims.status();
     for (size_t j = 0; j < runnable.size(); ++j) {
       BatchItem& it = items[runnable[j]];
-      const ClaimResult& c = (*claims)[j];
-      if (c.inserted) {
-        it.attempt = 1;
-        continue;
-      }
-      const Record& r = c.existing;
-      it.attempt = r.attempts + 1;
-      if (r.fingerprint != it.fingerprint) {
-        it.Conflict("key already recorded by message " + r.message_id + " with a different payload (fingerprint " +
-                    r.fingerprint.substr(0, 12) + " vs " + it.fingerprint.substr(0, 12) + ")");
-        continue;
-      }
-      bool take_over = false;
-      switch (r.status) {
-        case RecordStatus::kSucceeded:
-          it.Duplicate("already applied");
-          it.applied_before = true;
-          IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
-          break;
-        case RecordStatus::kFailed:
-          if (it.msg->headers.count(kReplayHeader)) {
-            take_over = true;
-          } else {
-            // Parked again, not acked as a duplicate: the consumer may have died
-            // between the commit that recorded the failure and the move to the
-            // terminal queue, and then this copy is the only one left. At worst
-            // the terminal queue holds two copies; replay runs the guard again.
-            it.Park("already parked after a permanent failure: " + r.last_error);
-            IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
-          }
-          break;
-        case RecordStatus::kReleased: {
-          // A copy back before its retry is due — its consumer died before the
-          // move to the delay tier reached the broker, which then redelivered at
-          // once, or a producer resent it — would spend an attempt without the
-          // ladder's wait, and a crash loop would park messages that only needed
-          // time. Give it back until then (at most one rung: a clock that jumped
-          // back must not hold it longer).
-          const int64_t rung = opt_.retry.DelayAfter(r.attempts);
-          const int64_t wait = std::min(r.last_seen_ms + rung - now, rung);
-          if (r.attempts > 0 && wait > 0) {
-            it.Release("retry " + std::to_string(r.attempts + 1) + " is not due for " + std::to_string(wait) + " ms",
-                       wait);
-            break;
-          }
-          take_over = true;
-          break;
-        }
-        case RecordStatus::kProcessing:
-          if (r.lease_until_ms > now) {
-            it.InFlight("claimed by message " + r.message_id + " until its lease ends", r.lease_until_ms - now);
-          } else {
-            take_over = true;  // the claimant crashed; its lease is over
-          }
-          break;
-      }
-      if (take_over) IDEM_RETURN_IF_ERROR(tx.TakeOver(opt_.consumer_group, reqs[j], now, lease_until));
+      const ClaimVerdict v =
+          ClassifyClaim((*claims)[j], it.fingerprint, it.msg->headers.count(kReplayHeader) > 0, now, opt_.retry);
+      it.Apply(v);
+      if (v.NotesDuplicate()) IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(opt_.consumer_group, it.key, now));
+      if (v.kind == ClaimVerdict::Kind::kTakeOver)
+        IDEM_RETURN_IF_ERROR(tx.TakeOver(opt_.consumer_group, reqs[j], now, lease_until));
     }
   }
 
+  std::vector<Completion> completions;
+  completions.reserve(runnable.size());
   for (size_t i : runnable) {
     BatchItem& it = items[i];
     if (it.plan != BatchItem::Plan::kRun) continue;
     if (!opt_.protection) it.attempt = it.msg->attempt;  // no record: the broker's count is all there is
-    IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_.retry));
-    RecordStatus final_status = RecordStatus::kSucceeded;
-    if (it.plan == BatchItem::Plan::kRetry) {
-      if (it.attempt >= opt_.retry.max_attempts) {
-        it.Park("gave up after " + std::to_string(it.attempt) + " attempts: " + it.reason);
-      } else {
-        final_status = RecordStatus::kReleased;
-        it.delay_ms = opt_.retry.DelayAfter(it.attempt);
-      }
-    }
-    if (it.plan == BatchItem::Plan::kPark) final_status = RecordStatus::kFailed;
-    it.expected_status = final_status;
-    if (opt_.protection)
-      IDEM_RETURN_IF_ERROR(
-          tx.Complete(opt_.consumer_group, it.key, final_status, it.reason, it.summary, env_->NowMs()));
+    HandlerResult result;
+    IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_.retry, &result));
+    it.Apply(ClassifyRun(result, it.attempt, opt_.retry));
+    completions.push_back({it.key, it.expected_status, it.reason, it.summary});
   }
+  // One call for the batch (items are not touched again before it returns).
+  if (opt_.protection) IDEM_RETURN_IF_ERROR(tx.Complete(opt_.consumer_group, completions, env_->NowMs()));
 
   Status s = tx.Commit();
   if (s.IsInDoubt()) return ResolveInDoubt(items);
   return s;
+}
+
+// A deadlock or serialization failure says nothing about the messages: the
+// database rolled this transaction back (or must) so that a rival could go on.
+// Run it again from the planned state, after a short random wait so the two do
+// not meet in step again; the records were rolled back too, so no attempt is spent.
+Status Pipeline::Impl::TransactRerunningConflicts(std::vector<BatchItem>& items, int* tries) {
+  const std::vector<BatchItem> planned = items;
+  for (*tries = 1;; ++*tries) {
+    Status s = Transact(items);
+    if (!s.IsTransactionConflict()) return s;
+    if (*tries >= opt_.transaction_conflict_tries)
+      return Status::TransactionConflict(s.message() + " (still after " + std::to_string(*tries) +
+                                         " runs of the batch transaction; raise transaction_conflict_tries "
+                                         "or look for transactions that lock the same rows in another order)");
+    counters_.transaction_retries++;
+    items = planned;
+    const int64_t wait = opt_.transaction_conflict_wait_ms << std::min(*tries - 1, 20);
+    env_->SleepMs(wait / 2 + static_cast<int64_t>(env_->Random64() % static_cast<uint64_t>(wait / 2 + 1)));
+  }
 }
 
 // The COMMIT was sent and the answer lost. The records say what happened: the
@@ -239,7 +223,10 @@ bool Pipeline::Impl::ApplyFilter(std::vector<BatchItem>& items) {
     keys.push_back({FilterKey(items[i].key), items[i].fingerprint});
   }
   if (keys.empty()) return true;
-  auto verdicts = filter_->Mark(keys, opt_.lease_ms);
+  Result<std::vector<FilterVerdict>> verdicts = Status::Unavailable("fast filter not asked");
+  // A filter that throws is treated as one that is down: its outage policy decides.
+  if (std::string thrown = ThrownBy([&] { verdicts = filter_->Mark(keys, opt_.lease_ms); }); !thrown.empty())
+    verdicts = Status::Unavailable("the fast filter threw " + thrown);
   if (!verdicts.ok() || verdicts->size() != keys.size()) {
     counters_.degraded += static_cast<int64_t>(keys.size());
     const std::string why = verdicts.ok() ? "fast filter answered for the wrong number of keys"
@@ -286,8 +273,8 @@ void Pipeline::Impl::FinishFilter(std::vector<BatchItem>& items, bool committed)
     else release.push_back(FilterKey(it.key));
   }
   if (done.empty() && release.empty()) return;
-  // A failure here is harmless: markers expire, and the database guard decides.
-  (void)filter_->Finish(done, filter_opt_.ttl_ms, release);
+  // A failure here is harmless (a throw too): markers expire, and the database guard decides.
+  (void)ThrownBy([&] { (void)filter_->Finish(done, filter_opt_.ttl_ms, release); });
 }
 
 void Pipeline::Impl::ReleaseUndecided(std::vector<BatchItem>& items, const std::string& reason) {
@@ -305,50 +292,25 @@ int64_t Pipeline::Impl::Backoff() {
   return unavailable_backoff_ms_;
 }
 
-void Pipeline::Impl::Settle(std::vector<BatchItem>& items, BatchReport* report) {
+void Pipeline::Impl::Settle(const std::vector<BatchItem>& items, BatchReport* report) {
   std::vector<Settlement> settlements;
   settlements.reserve(items.size());
-  for (BatchItem& it : items) {
-    if (it.plan == BatchItem::Plan::kCopyOf) {
-      const BatchItem& p = items[it.primary];
-      // A copy may only be acknowledged once its primary's fate is durable.
-      if (p.plan == BatchItem::Plan::kRelease || p.plan == BatchItem::Plan::kInFlight)
-        it.Release(p.reason, p.delay_ms);
-      else it.Duplicate("copy of message " + p.msg->id + " in the same batch");
-    }
-    Settlement s;
-    s.message = it.msg;
-    s.reason = it.reason;
-    s.delay_ms = it.delay_ms;
-    switch (it.plan) {
-      case BatchItem::Plan::kRun:
-      case BatchItem::Plan::kDuplicate:
-        s.kind = Settlement::Kind::kAck;
-        break;
-      case BatchItem::Plan::kRetry:
-        s.kind = Settlement::Kind::kRetry;
-        break;
-      case BatchItem::Plan::kPark:
-      case BatchItem::Plan::kConflict:
-        s.kind = Settlement::Kind::kPark;
-        break;
-      case BatchItem::Plan::kRelease:
-      case BatchItem::Plan::kInFlight:
-      case BatchItem::Plan::kCopyOf:
-        s.kind = Settlement::Kind::kRelease;
-        break;
-    }
-    settlements.push_back(std::move(s));
-  }
-  Status s = source_->Settle(settlements);
+  for (const BatchItem& it : items) settlements.push_back(it.ToSettlement());
+  Status s;
+  if (std::string thrown = ThrownBy([&] { s = source_->Settle(settlements); }); !thrown.empty())
+    s = Status::Unavailable("the source threw " + thrown +
+                            " while settling; the broker redelivers what it did not take");
   if (!s.ok()) report->status = s;
+}
 
+void Pipeline::Impl::Report(const std::vector<BatchItem>& items, int transaction_tries, BatchReport* report) {
   const int64_t now = env_->NowMs();
   const int64_t end_us = env_->MonotonicMicros();
-  for (BatchItem& it : items) {
+  for (const BatchItem& it : items) {
     Decision d = it.ToDecision(opt_.consumer_group);
     d.at_ms = now;
     d.latency_us = end_us - it.polled_at_us;
+    if (!it.decided_without_db) d.transaction_tries = transaction_tries;
     counters_.Count(d.kind);
     switch (d.kind) {
       case DecisionKind::kFirst: report->first++; break;
@@ -366,9 +328,39 @@ void Pipeline::Impl::Settle(std::vector<BatchItem>& items, BatchReport* report) 
   }
 }
 
+Result<std::vector<Message>> Pipeline::Impl::Poll() {
+  Result<std::vector<Message>> polled = std::vector<Message>{};
+  // A source that cannot decode what the broker holds must not take the consumer down with it.
+  if (std::string thrown = ThrownBy([&] { polled = source_->Poll(opt_.batch_size, opt_.max_linger_ms); });
+      !thrown.empty())
+    polled = Status::Unavailable("the source threw " + thrown + " while polling");
+  return polled;
+}
+
+bool Pipeline::Impl::Decide(std::vector<BatchItem>& items, int* transaction_tries, BatchReport* report) {
+  Status s;
+  // A store that throws has failed like any other: the messages go back undecided,
+  // and a redelivery meets the records, whatever landed.
+  if (std::string thrown = ThrownBy([&] { s = TransactRerunningConflicts(items, transaction_tries); });
+      !thrown.empty())
+    s = Status::Unavailable("the store threw " + thrown);
+  report->transaction_retries = static_cast<size_t>(*transaction_tries - 1);
+  if (s.ok()) {
+    unavailable_backoff_ms_ = 0;
+  } else {
+    counters_.commit_failures++;
+    // Nothing was decided for good: give the messages back, held back by a growing
+    // delay so an outage does not turn into a hot loop (SPEC R-F3).
+    ReleaseUndecided(items, "store: " + s.ToString());
+    report->status = s;
+  }
+  FinishFilter(items, s.ok());
+  return s.ok();
+}
+
 BatchReport Pipeline::Impl::RunOnce() {
   BatchReport report;
-  auto polled = source_->Poll(opt_.batch_size, opt_.max_linger_ms);
+  auto polled = Poll();
   if (!polled.ok()) {
     report.status = polled.status();
     env_->SleepMs(Backoff());
@@ -388,21 +380,11 @@ BatchReport Pipeline::Impl::RunOnce() {
   }
   Plan(items);
   bool stalled = !ApplyFilter(items);
-  if (!stalled) {
-    Status s = Transact(items);
-    if (!s.ok()) {
-      counters_.commit_failures++;
-      // Nothing was decided for good: give the messages back, held back by a growing
-      // delay so an outage does not turn into a hot loop (SPEC R-F3).
-      ReleaseUndecided(items, "store: " + s.ToString());
-      report.status = s;
-      stalled = true;
-    } else {
-      unavailable_backoff_ms_ = 0;
-    }
-    FinishFilter(items, s.ok());
-  }
+  int transaction_tries = 1;
+  if (!stalled) stalled = !Decide(items, &transaction_tries, &report);
+  FollowPrimaries(items);
   Settle(items, &report);
+  Report(items, transaction_tries, &report);
   // While a dependency is down, stop taking messages for a while (SPEC R-E5).
   if (stalled) env_->SleepMs(unavailable_backoff_ms_);
   return report;

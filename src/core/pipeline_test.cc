@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/key.h"
+#include "core/pipeline_test_fixture.h"
 #include "idem/embedded_queue.h"
 #include "testing/test_util.h"
 
@@ -19,67 +20,7 @@ using testing::PayHandler;
 using testing::QueryInt;
 using testing::TempDir;
 
-class PipelineTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto s = OpenSqliteStore(dir_.File("store.db"), {}, &env_);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
-    auto q = EmbeddedQueue::Open(dir_.File("queue.db"), {}, &env_);
-    ASSERT_TRUE(q.ok()) << q.status().ToString();
-    queue_ = std::move(*q);
-    testing::CreateEffectTables(*store_);
-  }
-
-  std::unique_ptr<Pipeline> Make(PipelineOptions o = {}, HandlerSpec spec = PayHandler()) {
-    o.max_linger_ms = 0;
-    auto p = std::make_unique<Pipeline>(queue_.get(), store_.get(), &env_, o);
-    EXPECT_TRUE(p->Register(std::move(spec)).ok());
-    p->SetDecisionSink([this](const Decision& d) { decisions_.push_back(d); });
-    return p;
-  }
-
-  std::string Publish(const std::string& payload, const std::string& id = {}, const std::string& topic = "pay") {
-    Message m;
-    m.id = id;
-    m.topic = topic;
-    m.payload = payload;
-    auto r = queue_->Publish(m);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() ? *r : "";
-  }
-
-  // Runs batches until a poll comes back empty (bounded, so a bug cannot hang the test).
-  void Drain(Pipeline& p) {
-    for (int i = 0; i < 1000; ++i)
-      if (p.RunOnce().polled == 0) return;
-    FAIL() << "the queue never drained";
-  }
-
-  int Count(DecisionKind k) const {
-    int n = 0;
-    for (const Decision& d : decisions_) n += d.kind == k;
-    return n;
-  }
-
-  QueueStats Stats() {
-    auto s = queue_->Stats();
-    EXPECT_TRUE(s.ok());
-    return *s;
-  }
-
-  Record ReadRecord(const std::string& key, const std::string& group = "default") {
-    auto r = store_->ReadRecord(group, key);
-    EXPECT_TRUE(r.ok() && r->has_value()) << key;
-    return r.ok() && r->has_value() ? **r : Record{};
-  }
-
-  TempDir dir_;
-  ManualEnv env_;
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<EmbeddedQueue> queue_;
-  std::vector<Decision> decisions_;
-};
+using PipelineTest = PipelineFixture;
 
 TEST_F(PipelineTest, FirstDeliveryAppliesAndAcks) {
   Publish(R"({"payment_id":"P1","amount":199})");
@@ -318,15 +259,8 @@ TEST_F(PipelineTest, ReplayFromTerminalQueueRunsAgainAfterTheFixAndOnlyOnce) {
 }
 
 TEST_F(PipelineTest, OneFailingMessageDoesNotSpoilItsNeighbours) {
-  Publish(R"({"payment_id":"A","amount":1})");
-  Publish(R"({"payment_id":"B","amount":2,"fail":"permanent"})");
-  Publish(R"({"payment_id":"C","amount":3})");
-  auto p = Make();
-  BatchReport r = p->RunOnce();
-  EXPECT_EQ(r.polled, 3u);
-  EXPECT_EQ(r.first, 2u);
+  BatchReport r = RunBetweenNeighbours(R"({"payment_id":"B","amount":2,"fail":"permanent"})");
   EXPECT_EQ(r.parked, 1u);
-  EXPECT_EQ(CountEffects(*store_), 2);
   EXPECT_EQ(Balance(*store_, "u1"), 1000000 - 4);
 }
 

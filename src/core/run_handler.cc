@@ -1,6 +1,70 @@
 #include "core/run_handler.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+#include <typeinfo>
+
 namespace idem {
+namespace {
+
+std::string TypeName(const std::type_info* type) {
+  if (!type) return "unknown type";
+  int rc = 0;
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(type->name(), nullptr, nullptr, &rc), std::free);
+  return rc == 0 && name ? std::string(name.get()) : std::string(type->name());
+}
+
+// The transaction as the handler sees it, noting the first deadlock or
+// serialization failure any of its statements met. Handlers turn statuses into
+// results by hand (usually "retryable"), so the pipeline cannot rely on the
+// result to learn that the transaction, not the message, was at fault.
+class ConflictWatch final : public SqlTx {
+ public:
+  explicit ConflictWatch(SqlTx& inner) : inner_(inner) {}
+
+  Result<int64_t> Exec(std::string_view sql, const std::vector<Value>& params) override {
+    return Note(inner_.Exec(sql, params));
+  }
+  Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
+    return Note(inner_.Query(sql, params));
+  }
+  Status Savepoint(std::string_view name) override { return Note(inner_.Savepoint(name)); }
+  Status RollbackTo(std::string_view name) override { return Note(inner_.RollbackTo(name)); }
+  Status Release(std::string_view name) override { return Note(inner_.Release(name)); }
+  idem::Dialect Dialect() const override { return inner_.Dialect(); }
+
+  const Status& conflict() const { return conflict_; }
+
+ private:
+  template <typename R>
+  R Note(R r) {
+    if (conflict_.ok() && r.status().IsTransactionConflict()) conflict_ = r.status();
+    return r;
+  }
+  Status Note(Status s) {
+    if (conflict_.ok() && s.IsTransactionConflict()) conflict_ = s;
+    return s;
+  }
+
+  SqlTx& inner_;
+  Status conflict_;
+};
+
+}  // namespace
+
+std::string DescribeCurrentException() {
+  const std::string type = TypeName(abi::__cxa_current_exception_type());
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    return what.empty() || what == type ? type : type + ": " + what;
+  } catch (...) {
+    return "a non-standard exception of type " + type;
+  }
+}
 
 HandlerResult InvokeHandler(const HandlerSpec& spec, HandlerContext& ctx) {
   try {
@@ -9,24 +73,27 @@ HandlerResult InvokeHandler(const HandlerSpec& spec, HandlerContext& ctx) {
     return HandlerResult::Permanent(e.what());
   } catch (const RetryableError& e) {
     return HandlerResult::Retryable(e.what());
-  } catch (const std::exception& e) {
-    // Unknown failures may be glitches: retry them, bounded by max_attempts.
-    return HandlerResult::Retryable(std::string("handler threw: ") + e.what());
   } catch (...) {
-    return HandlerResult::Retryable("handler threw a non-standard exception");
+    // Unknown failures may be glitches: retry them, bounded by max_attempts.
+    return HandlerResult::Retryable("handler threw " + DescribeCurrentException());
   }
 }
 
-Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy& policy) {
+Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy& policy, HandlerResult* result) {
   constexpr std::string_view kSavepoint = "idem_msg";
   IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
   item.ran = true;
-  HandlerContext ctx{*item.msg, item.key, tx, env, item.payload};
+  ConflictWatch watched(tx);
+  HandlerContext ctx{*item.msg, item.key, watched, env, item.payload};
   int64_t backoff_ms = policy.in_process_backoff_ms;
   for (int t = 1;; ++t) {
     HandlerResult r = InvokeHandler(*item.spec, ctx);
+    // Whatever the handler made of it, the whole transaction must run again:
+    // locks taken before this savepoint are part of the deadlock.
+    if (!watched.conflict().ok()) return watched.conflict();
     if (r.outcome == HandlerResult::Outcome::kOk) {
-      item.summary = std::move(r.summary);
+      item.summary = r.summary;
+      *result = std::move(r);
       return tx.Release(kSavepoint);
     }
     // Undo everything the handler wrote, including effects done before a throw (SPEC R-A4).
@@ -38,8 +105,7 @@ Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy
     }
     IDEM_RETURN_IF_ERROR(tx.Release(kSavepoint));
     if (r.reason.empty()) r.reason = "handler failed without a reason";
-    if (r.outcome == HandlerResult::Outcome::kPermanent) item.Park(std::move(r.reason));
-    else item.Retry(std::move(r.reason));
+    *result = std::move(r);
     return Status::OK();
   }
 }

@@ -15,6 +15,7 @@ const char* Status::CodeName(Code c) {
     case Code::kPermanent: return "Permanent";
     case Code::kCorruption: return "Corruption";
     case Code::kIOError: return "IOError";
+    case Code::kTransactionConflict: return "TransactionConflict";
   }
   return "Unknown";
 }

@@ -86,6 +86,52 @@ TEST_P(StoreConformance, RollbackForgetsClaimsAndEffects) {
   EXPECT_EQ(AsInt((*rows)[0][0]), 0);
 }
 
+TEST_P(StoreConformance, CompleteTakesTheWholeBatchInOneCall) {
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    std::vector<ClaimRequest> reqs{Req("old")};
+    ASSERT_TRUE((*tx)->Claim("g", reqs, kNow, kNow + 10).ok());
+    ASSERT_TRUE((*tx)->Complete("g", "old", RecordStatus::kReleased, "bank timeout", "", kNow + 1).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  // Text that must survive however a backend ships a batch (quotes, commas, braces, backslashes).
+  const std::string odd = R"(he said "no", {twice} \ NULL)";
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  std::vector<ClaimRequest> reqs{Req("new")};
+  ASSERT_TRUE((*tx)->Claim("g", reqs, kNow + 100, kNow + 200).ok());
+  ASSERT_TRUE((*tx)->TakeOver("g", Req("old", "fp", "m2"), kNow + 100, kNow + 200).ok());
+  const std::vector<Completion> batch{{"new", RecordStatus::kSucceeded, "", odd},
+                                      {"old", RecordStatus::kFailed, odd, ""}};
+  Status s = (*tx)->Complete("g", batch, kNow + 150);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const std::vector<Completion> with_missing{{"new", RecordStatus::kSucceeded, "", ""},
+                                             {"gone", RecordStatus::kSucceeded, "", ""}};
+  s = (*tx)->Complete("g", with_missing, kNow + 160);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_NE(s.message().find("gone"), std::string::npos) << s.ToString();
+  (*tx)->Rollback();
+  // Nothing of a rolled-back batch stays; commit the good one alone.
+  tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->Claim("g", reqs, kNow + 100, kNow + 200).ok());
+  ASSERT_TRUE((*tx)->TakeOver("g", Req("old", "fp", "m2"), kNow + 100, kNow + 200).ok());
+  ASSERT_TRUE((*tx)->Complete("g", batch, kNow + 150).ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  auto n = store_->ReadRecord("g", "new");
+  ASSERT_TRUE(n.ok() && n->has_value());
+  EXPECT_EQ((*n)->status, RecordStatus::kSucceeded);
+  EXPECT_EQ((*n)->attempts, 1);
+  EXPECT_EQ((*n)->result_summary, odd);
+  auto o = store_->ReadRecord("g", "old");
+  ASSERT_TRUE(o.ok() && o->has_value());
+  EXPECT_EQ((*o)->status, RecordStatus::kFailed);
+  EXPECT_EQ((*o)->attempts, 2);
+  EXPECT_EQ((*o)->last_error, odd);
+  EXPECT_EQ((*o)->last_seen_ms, kNow + 150);
+}
+
 TEST_P(StoreConformance, TakeOverThenCompleteCountsAttempts) {
   {
     auto tx = store_->Begin();

@@ -7,6 +7,7 @@
 #include "idem/pipeline.h"
 #include "postgres/pg_test_support.h"
 #include "testing/consumer_group.h"
+#include "testing/forwarding_store.h"
 #include "testing/portable_pay.h"
 #include "testing/test_util.h"
 
@@ -122,59 +123,28 @@ TEST_F(PgPipelineTest, ConcurrentConsumersWithInjectedDuplicatesApplyEachPayment
 // Commits, then reports the answer lost — the case a real lost connection
 // cannot produce on demand: the batch landed, and the pipeline must find that
 // out from the record instead of running it again.
-class LoseCommitAnswerOnce final : public Store {
+class LoseCommitAnswerOnce final : public ForwardingStore {
  public:
-  explicit LoseCommitAnswerOnce(Store* inner) : inner_(inner) {}
-  Result<std::unique_ptr<StoreTx>> Begin() override {
-    auto tx = inner_->Begin();
-    if (!tx.ok()) return tx.status();
-    return std::unique_ptr<StoreTx>(new Tx(std::move(*tx), &lost_));
-  }
-  Result<std::optional<Record>> ReadRecord(std::string_view g, std::string_view k) override {
-    return inner_->ReadRecord(g, k);
-  }
-  Result<int64_t> SweepRecords(int64_t t, int64_t n) override { return inner_->SweepRecords(t, n); }
-  Status ExecScript(std::string_view sql) override { return inner_->ExecScript(sql); }
-  idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  using ForwardingStore::ForwardingStore;
   bool lost() const { return lost_; }
 
  private:
-  class Tx final : public StoreTx {
+  class Tx final : public ForwardingTx {
    public:
-    Tx(std::unique_ptr<StoreTx> inner, bool* lost) : inner_(std::move(inner)), lost_(lost) {}
-    Result<int64_t> Exec(std::string_view s, const std::vector<Value>& p) override { return inner_->Exec(s, p); }
-    Result<Rows> Query(std::string_view s, const std::vector<Value>& p) override { return inner_->Query(s, p); }
-    Status Savepoint(std::string_view n) override { return inner_->Savepoint(n); }
-    Status RollbackTo(std::string_view n) override { return inner_->RollbackTo(n); }
-    Status Release(std::string_view n) override { return inner_->Release(n); }
-    idem::Dialect Dialect() const override { return inner_->Dialect(); }
-    Result<std::vector<ClaimResult>> Claim(std::string_view g, std::span<const ClaimRequest> r, int64_t now,
-                                           int64_t lease) override {
-      return inner_->Claim(g, r, now, lease);
-    }
-    Status TakeOver(std::string_view g, const ClaimRequest& r, int64_t now, int64_t lease) override {
-      return inner_->TakeOver(g, r, now, lease);
-    }
-    Status Complete(std::string_view g, std::string_view k, RecordStatus s, std::string_view e,
-                    std::string_view sum, int64_t now) override {
-      return inner_->Complete(g, k, s, e, sum, now);
-    }
-    Status NoteDuplicate(std::string_view g, std::string_view k, int64_t now) override {
-      return inner_->NoteDuplicate(g, k, now);
-    }
+    Tx(std::unique_ptr<StoreTx> inner, bool* lost) : ForwardingTx(std::move(inner)), lost_(lost) {}
     Status Commit() override {
       IDEM_RETURN_IF_ERROR(inner_->Commit());
       if (*lost_) return Status::OK();
       *lost_ = true;
       return Status::InDoubt("test: the COMMIT landed but its answer was lost");
     }
-    void Rollback() override { inner_->Rollback(); }
 
    private:
-    std::unique_ptr<StoreTx> inner_;
     bool* lost_;
   };
-  Store* inner_;
+  std::unique_ptr<StoreTx> Wrap(std::unique_ptr<StoreTx> tx) override {
+    return std::make_unique<Tx>(std::move(tx), &lost_);
+  }
   bool lost_ = false;
 };
 

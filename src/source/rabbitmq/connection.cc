@@ -38,6 +38,7 @@ Status Annotate(const Status& s, const std::string& note) {
     case Status::Code::kRetryable: return Status::Retryable(m);
     case Status::Code::kUnavailable: return Status::Unavailable(m);
     case Status::Code::kBusy: return Status::Busy(m);
+    case Status::Code::kTransactionConflict: return Status::TransactionConflict(m);
     case Status::Code::kInDoubt: return Status::InDoubt(m);
     case Status::Code::kPermanent: return Status::Permanent(m);
     case Status::Code::kCorruption: return Status::Corruption(m);

@@ -39,8 +39,12 @@ Status StatusFromPg(PGconn* conn, const PGresult* res, std::string_view what) {
     return Status::Unavailable(msg + " (the connection to PostgreSQL was lost; nothing was committed; "
                                      "it is re-opened on the next transaction)");
   if (state == "23505") return Status::AlreadyExists(msg);
-  if (state == "40001" || state == "40P01" || state == "55P03")
-    return Status::Busy(msg + " (serialization failure, deadlock or lock timeout: retry the transaction)");
+  // 40P01 deadlock_detected, 40001 serialization_failure: the server picked this
+  // transaction as the one to give way; the work itself is fine.
+  if (state == "40P01" || state == "40001")
+    return Status::TransactionConflict(msg + " (deadlock or serialization failure: roll the whole transaction "
+                                             "back and run it again)");
+  if (state == "55P03") return Status::Busy(msg + " (lock timeout: retry the transaction)");
   if (state == "57014") return Status::Retryable(msg + " (the statement was cancelled or timed out)");
   if (StartsWith(state, "53")) return Status::Unavailable(msg + " (the server is out of resources; retry later)");
   if (StartsWith(state, "58")) return Status::IOError(msg);

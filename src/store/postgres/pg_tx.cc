@@ -86,17 +86,7 @@ class Tx final : public StoreTx {
     return Status::OK();
   }
 
-  Status Complete(std::string_view group, std::string_view key, RecordStatus status, std::string_view error,
-                  std::string_view summary, int64_t now_ms) override {
-    auto n = Exec(
-        "UPDATE idem_records SET status = $1, attempts = attempts + 1, last_error = $2, result_summary = $3, "
-        "lease_until_ms = 0, last_seen_ms = $4 WHERE consumer_group = $5 AND key = $6",
-        {std::string(RecordStatusName(status)), std::string(error), std::string(summary), now_ms,
-         std::string(group), std::string(key)});
-    if (!n.ok()) return n.status();
-    if (*n != 1) return Status::NotFound("record to complete is missing: " + std::string(key));
-    return Status::OK();
-  }
+  Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) override;
 
   Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) override {
     return Exec(
@@ -176,6 +166,34 @@ Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<con
   std::vector<ClaimResult> out(requests.size());
   for (size_t i = 0; i < requests.size(); ++i) out[i] = std::move(found[requests[i].key]);
   return out;
+}
+
+// One statement for the whole batch: the completions travel as four arrays.
+constexpr const char* kCompleteSql =
+    "UPDATE idem_records AS r SET status = c.s, attempts = r.attempts + 1, last_error = c.e, "
+    "result_summary = c.m, lease_until_ms = 0, last_seen_ms = $2::bigint "
+    "FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS c(k, s, e, m) "
+    "WHERE r.consumer_group = $1::text AND r.key = c.k RETURNING r.key";
+
+Status Tx::Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) {
+  IDEM_RETURN_IF_ERROR(CheckOpen());
+  if (completions.empty()) return Status::OK();
+  std::vector<std::string> keys, statuses, errors, summaries;
+  for (const Completion& c : completions) {
+    keys.emplace_back(c.key);
+    statuses.emplace_back(RecordStatusName(c.status));
+    errors.emplace_back(c.error);
+    summaries.emplace_back(c.summary);
+  }
+  auto res = conn_->Run(kCompleteSql, {std::string(group), now_ms, TextArray(keys), TextArray(statuses),
+                                       TextArray(errors), TextArray(summaries)});
+  if (!res.ok()) return res.status();
+  if (PQntuples(res->get()) == static_cast<int>(keys.size())) return Status::OK();
+  std::unordered_map<std::string, bool> updated;
+  for (const Row& row : RowsFromResult(res->get())) updated[AsText(row.at(0))] = true;
+  for (const std::string& k : keys)
+    if (!updated.count(k)) return Status::NotFound("record to complete is missing: " + k);
+  return Status::OK();
 }
 
 }  // namespace

@@ -89,28 +89,10 @@ class SqliteTx final : public StoreTx {
     return Status::OK();
   }
 
-  Status Complete(std::string_view group, std::string_view key, RecordStatus status, std::string_view error,
-                  std::string_view summary, int64_t now_ms) override {
-    if (auto p = pending_.find(PendingKey(group, key)); p != pending_.end()) {
-      // Claimed in this transaction and not written yet: one INSERT of the
-      // finished record instead of an INSERT of PROCESSING and an UPDATE.
-      const PendingRecord& r = p->second;
-      auto n = db_->Exec(
-          "INSERT INTO idem_records (consumer_group, key, status, fingerprint, message_id, attempts, "
-          "lease_until_ms, first_seen_ms, last_seen_ms, last_error, result_summary) "
-          "VALUES (?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?)",
-          {r.group, r.request.key, std::string(RecordStatusName(status)), r.request.fingerprint,
-           r.request.message_id, r.now_ms, std::max(r.now_ms, now_ms), std::string(error), std::string(summary)});
-      pending_.erase(p);
-      return n.status();
-    }
-    auto n = db_->Exec(
-        "UPDATE idem_records SET status = ?, attempts = attempts + 1, last_error = ?, result_summary = ?, "
-        "lease_until_ms = 0, last_seen_ms = ? WHERE consumer_group = ? AND key = ?",
-        {std::string(RecordStatusName(status)), std::string(error), std::string(summary), now_ms,
-         std::string(group), std::string(key)});
-    if (!n.ok()) return n.status();
-    if (*n != 1) return Status::NotFound("record to complete is missing: " + std::string(key));
+  // SQLite runs in-process: a cached prepared statement per record costs no
+  // round trip, and lets a new key's record be written once, finished.
+  Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) override {
+    for (const Completion& c : completions) IDEM_RETURN_IF_ERROR(CompleteOne(group, c, now_ms));
     return Status::OK();
   }
 
@@ -152,6 +134,33 @@ class SqliteTx final : public StoreTx {
     k.append(key);
     return k;
   }
+
+  Status CompleteOne(std::string_view group, const Completion& c, int64_t now_ms) {
+    const std::string_view key = c.key;
+    if (auto p = pending_.find(PendingKey(group, key)); p != pending_.end()) {
+      // Claimed in this transaction and not written yet: one INSERT of the
+      // finished record instead of an INSERT of PROCESSING and an UPDATE.
+      const PendingRecord& r = p->second;
+      auto n = db_->Exec(
+          "INSERT INTO idem_records (consumer_group, key, status, fingerprint, message_id, attempts, "
+          "lease_until_ms, first_seen_ms, last_seen_ms, last_error, result_summary) "
+          "VALUES (?, ?, ?, ?, ?, 1, 0, ?, ?, ?, ?)",
+          {r.group, r.request.key, std::string(RecordStatusName(c.status)), r.request.fingerprint,
+           r.request.message_id, r.now_ms, std::max(r.now_ms, now_ms), std::string(c.error),
+           std::string(c.summary)});
+      pending_.erase(p);
+      return n.status();
+    }
+    auto n = db_->Exec(
+        "UPDATE idem_records SET status = ?, attempts = attempts + 1, last_error = ?, result_summary = ?, "
+        "lease_until_ms = 0, last_seen_ms = ? WHERE consumer_group = ? AND key = ?",
+        {std::string(RecordStatusName(c.status)), std::string(c.error), std::string(c.summary), now_ms,
+         std::string(group), std::string(key)});
+    if (!n.ok()) return n.status();
+    if (*n != 1) return Status::NotFound("record to complete is missing: " + std::string(key));
+    return Status::OK();
+  }
+
   // Writes the claims no Complete has written yet, as PROCESSING records: what
   // Claim promises, for a transaction that commits (or claims again) before
   // completing every key.
