@@ -12,27 +12,27 @@
 namespace idem::sim {
 
 enum class Fault : int {
-  kProducerResendSameId,  // R-A1
-  kProducerResendNewId,   // R-A1
-  kCrashBeforeHandler,    // R-A2 family: a consumer dies at one of four points
+  kProducerResendSameId,  // producer resend
+  kProducerResendNewId,   // producer resend
+  kCrashBeforeHandler,    // a consumer dies at one of four points
   kCrashInTransaction,
   kCrashAfterCommit,
   kCrashDuringAck,
-  kSlowHandler,           // R-A3: processing outlives the visibility timeout
-  kThrowAfterEffect,      // R-A4
-  kRebalance,             // R-A5
-  kOutOfOrder,            // R-A6
-  kCommitInDoubtLanded,   // R-C6: COMMIT reached the database, the answer was lost
-  kCommitInDoubtLost,     // R-C6: COMMIT never reached the database
+  kSlowHandler,           // Processing outlives the visibility timeout
+  kThrowAfterEffect,      // throw after a side effect
+  kRebalance,             // rebalance
+  kOutOfOrder,            // out of order
+  kCommitInDoubtLanded,   // COMMIT reached the database, the answer was lost
+  kCommitInDoubtLost,     // COMMIT never reached the database
   kDatabaseUnavailable,
   kHandlerDbError,
   kLostAck,
-  kRedisEvict,            // R-E6
+  kRedisEvict,            // Redis loses keys
   kRedisEarlyExpiry,
-  kRedisOutage,           // R-E5
+  kRedisOutage,           // Redis outage
   kRedisFailoverLoss,
   kPoisonMessage,
-  kConflictingPayload,    // R-B5
+  kConflictingPayload,    // same key, other payload
   kClockJump,
   kRetryMoveLost,         // RabbitMQ: a failed attempt is committed, its move to the delay tier is lost
   kDeadlockVictim,        // the database kills a claim, statement or commit to break a deadlock

@@ -1,7 +1,7 @@
 // LedgerWorkload: the smallest business that exposes every guard failure — a
 // charge writes a flow row (no unique constraint of its own, so only the guard
 // prevents a second one), deducts the balance conditionally, and calls an
-// external bank with the idempotency key (SPEC R-C7). The payments service's
+// external bank with the idempotency key. The payments service's
 // workload checks more; this one keeps the simulator's own tests small.
 #pragma once
 

@@ -63,14 +63,14 @@ std::vector<HandlerSpec> Run::WrappedHandlers() {
     HandlerFn inner = s.fn;
     s.fn = [this, inner](HandlerContext& ctx) -> HandlerResult {
       if (dice_->Roll(Fault::kSlowHandler)) {
-        // R-A3: the handler outlives the visibility timeout, Kafka's max.poll.interval
+        // The handler outlives the visibility timeout, Kafka's max.poll.interval
         // and sometimes the claim lease too.
         env_.Advance(kVisibilityTimeoutMs + env_.Range(1, popt_.lease_ms));
         kafka_poll_overrun_ = true;
       }
       HandlerResult r = inner(ctx);
       if (r.outcome == HandlerResult::Outcome::kOk && dice_->Roll(Fault::kThrowAfterEffect))
-        throw std::runtime_error("simulated failure after the side effect");  // R-A4
+        throw std::runtime_error("simulated failure after the side effect");  // throw after a side effect
       return r;
     };
   }
@@ -116,7 +116,7 @@ void Run::PublishSome() {
   for (int64_t n = env_.Range(1, 8); n > 0 && next_event_ < events_.size(); --n) {
     const Message& m = events_[next_event_++].msg;
     broker_->Publish(m);
-    // R-A1: the producer timed out and sent again, later, with the same or a new id.
+    // The producer timed out and sent again, later, with the same or a new id.
     if (dice_->Roll(Fault::kProducerResendSameId)) resends_.emplace_back(now + env_.Range(0, 20'000), m);
     if (dice_->Roll(Fault::kProducerResendNewId)) {
       Message copy = m;

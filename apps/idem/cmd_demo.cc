@@ -1,4 +1,4 @@
-// idem demo: incident 001 and every cause of redelivery (SPEC R-A), each run
+// idem demo: incident 001 and every cause of redelivery, each run
 // with protection off (the incident's consumer) and on (idem), on the embedded
 // default. Prints what each run left in its database. Exits 0 when idem showed
 // no damage and blocked no legitimate message, 1 otherwise.

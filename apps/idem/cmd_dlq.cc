@@ -1,6 +1,6 @@
 // idem dlq list / show / replay / purge: the terminal queue console.
 // Replay sends messages back through the main queue, so every guard applies
-// again (SPEC R-F5); replay and purge write an audit row naming the actor.
+// again; replay and purge write an audit row naming the actor.
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>

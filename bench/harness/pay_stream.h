@@ -3,7 +3,7 @@
 // a seed, so a run of ten million messages holds no more memory than a run of
 // ten, and every variant of a comparison sees the same messages in the same order.
 //
-// Copies model the redeliveries of SPEC R-A: each is byte-identical to an event
+// Copies model the redeliveries brokers make: each is byte-identical to an event
 // published earlier (up to kCopyWindow unique payments back), half under the
 // original message id (a broker redelivery), half under a new one (a producer
 // resend). A copy carries kCopyHeader so the ceiling variant's oracle can skip

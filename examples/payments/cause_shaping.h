@@ -1,5 +1,5 @@
 // Turns a clean business workload into one that suffers a given cause of
-// redelivery (SPEC R-A): extra copies, moved events, and a fault plan.
+// redelivery: extra copies, moved events, and a fault plan.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
 // The services a payments handler calls outside its database: the bank and the
 // user-notice service. Each call carries the idempotency key, as an
-// `Idempotency-Key` header would, so the callee can deduplicate too (SPEC R-C7):
+// `Idempotency-Key` header would, so the callee can deduplicate too:
 // a handler whose transaction rolls back and runs again calls them again.
 #pragma once
 

@@ -1,6 +1,6 @@
-// The business events of the payments service: one topic per action (SPEC
-// R-B3), JSON payloads, money as integer cents. The idempotency key of each
-// topic comes from the business identity named here (SPEC R-B1), never from
+// The business events of the payments service: one topic per action
+// (so pay and refund never share a key), JSON payloads, money as integer cents. The idempotency key of each
+// topic comes from the business identity named here, never from
 // the broker's message id.
 #pragma once
 
@@ -21,7 +21,7 @@ inline constexpr const char* kTopicFinish = "order.finish";      // order_no    
 inline constexpr const char* kTopicTopUp = "account.topup";      // topup_id           credit
 inline constexpr const char* kTopicPoints = "points.grant";      // payment_id, scene  points
 
-// Ledger flow types; (biz_no, type) is unique in pay_account_flows (SPEC R-D1).
+// Ledger flow types; (biz_no, type) is unique in pay_account_flows.
 inline constexpr const char* kFlowPay = "PAY_DEDUCT";
 inline constexpr const char* kFlowRefund = "REFUND";
 inline constexpr const char* kFlowTopUp = "TOPUP";

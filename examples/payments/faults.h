@@ -1,14 +1,14 @@
-// Faults that make a broker deliver a message again (SPEC R-A), injected
+// Faults that make a broker deliver a message again, injected
 // deterministically into the consumers of a run. Each fault names the message
 // it strikes and fires once, on that message's first delivery to a consumer
 // that can suffer it; copies delivered later are left alone, so a run ends.
 //
-//   crash_after_commit     the consumer dies after its business commit, before the ack (R-A2)
+//   crash_after_commit     the consumer dies after its business commit, before the ack
 //   stall_past_visibility  the consumer stalls with it past the visibility timeout while another
-//                          consumer takes it over; then it carries on with its stale copy (R-A3)
+//                          consumer takes it over; then it carries on with its stale copy
 //   revoke_after           the consumer loses its assignment right after processing it: its acks
-//                          are lost and another consumer receives what it held (R-A5)
-//   downstream             a slow bank call (the incident's 11 s) and notices that throw once (R-A4)
+//                          are lost and another consumer receives what it held
+//   downstream             a slow bank call (the incident's 11 s) and notices that throw once
 #pragma once
 
 #include <functional>

@@ -22,7 +22,7 @@ HandlerResult NotApplied(const TransitionResult& r, std::string_view target, con
   switch (r.outcome) {
     case O::kAlreadyInTarget:
     case O::kStale:
-      // Acknowledged without effect: an error here would make the broker redeliver forever (SPEC R-C5).
+      // Acknowledged without effect: an error here would make the broker redeliver forever.
       Log(options, what + " (acknowledged, nothing applied)");
       return HandlerResult::Ok(r.Describe(target) + " (ignored)");
     case O::kTooEarly:

@@ -29,7 +29,7 @@ HandlerResult NotApplied(const TransitionResult& r, std::string_view target, con
 
 // Records the notice once per event (pay_notifications) and sends it with the
 // idempotency key. Returns a failure to hand back, or nullopt when done. A send
-// that throws propagates: the whole handler runs again later (SPEC R-A4).
+// that throws propagates: the whole handler runs again later.
 std::optional<HandlerResult> NoticeOnce(HandlerContext& ctx, const ServiceOptions& options, Notice notice);
 
 void Log(const ServiceOptions& options, const std::string& line);

@@ -1,4 +1,4 @@
-// The order lifecycle of SPEC R-K as a declared state machine (SPEC R-D3):
+// The order lifecycle of the payments service as a declared state machine:
 //
 //   WAIT_PAY ──▶ PAID ──▶ SHIPPED ──▶ FINISHED
 //                  └────▶ REFUNDED

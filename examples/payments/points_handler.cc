@@ -1,5 +1,5 @@
 // points.grant: campaign points, once per (payment_id, scene) — the composite
-// business key of SPEC R-B1. The same payment may earn points in several scenes.
+// business key. The same payment may earn points in several scenes.
 #include "payments/events.h"
 #include "payments/handler_util.h"
 

@@ -1,5 +1,5 @@
 // pay.refund: keyed by refund_id, a different action on the same payment than
-// pay.success, so it never shares a key with it (SPEC R-B3).
+// pay.success, so it never shares a key with it.
 #include "payments/events.h"
 #include "payments/handler_util.h"
 #include "payments/order_states.h"

@@ -1,10 +1,10 @@
-// The payments schema (SPEC R-K) and its starting data.
+// The payments schema and its starting data.
 //
 //   pay_accounts       user_id → balance_cents, opening_cents
 //   pay_orders         order_no → user, sku, quantity, amount, status (state machine), version
-//   pay_account_flows  the ledger: biz_no, type, user, amount; UNIQUE (biz_no, type)   (R-D1)
+//   pay_account_flows  the ledger: biz_no, type, user, amount; UNIQUE (biz_no, type)  
 //   pay_points         points granted; UNIQUE (payment_id, scene)
-//   pay_stock          sku → quantity, version                                          (R-D4)
+//   pay_stock          sku → quantity, version                                         
 //   pay_stock_moves    one stock decrement per order; UNIQUE (order_no)
 //   pay_notifications  one notice per event; UNIQUE (event_key)
 //

@@ -1,5 +1,5 @@
 // order.ship: stock leaves the warehouse once per order. The stock row has no
-// natural state machine, so it is updated optimistically by version (SPEC R-D4).
+// natural state machine, so it is updated optimistically by version.
 #include "payments/events.h"
 #include "payments/handler_util.h"
 #include "payments/order_states.h"

@@ -1,5 +1,5 @@
-// The seeded duplicate workload: the payments business of SPEC R-K plus one
-// cause of redelivery from SPEC R-A per scenario. The same seed, cause and size
+// The seeded duplicate workload: the payments business plus one
+// cause of redelivery per scenario. The same seed, cause and size
 // always give the same workload, byte for byte: every random choice is drawn
 // from a SeededEnv. The workload also carries what a correct run must end with
 // (the oracle), so a run can be judged from the database alone.
@@ -17,12 +17,12 @@ namespace idem::payments {
 
 enum class Cause {
   kIncident,          // incident 001: a notice throws after the charge, AUTO ack requeues it, a second instance charges again
-  kProducerResend,    // R-A1: the producer resends after a timeout, with the same and with a new message id
-  kCrashBeforeAck,    // R-A2: the consumer dies after its commit, before the ack
-  kVisibilityTimeout, // R-A3: processing outlives the visibility timeout; a second consumer takes over
-  kThrowAfterEffect,  // R-A4: a step throws after a partial side effect; the message is requeued
-  kRebalance,         // R-A5: the assignment moves to a second consumer; uncommitted work is consumed again
-  kOutOfOrder,        // R-A6: events arrive out of order; a late PAID after SHIPPED
+  kProducerResend,    // The producer resends after a timeout, with the same and with a new message id
+  kCrashBeforeAck,    // The consumer dies after its commit, before the ack
+  kVisibilityTimeout, // Processing outlives the visibility timeout; a second consumer takes over
+  kThrowAfterEffect,  // A step throws after a partial side effect; the message is requeued
+  kRebalance,         // The assignment moves to a second consumer; uncommitted work is consumed again
+  kOutOfOrder,        // Events arrive out of order; a late PAID after SHIPPED
 };
 
 struct ScenarioInfo {

@@ -1,6 +1,7 @@
 // Broker: a Source that can also publish, report its depth and manage its
 // terminal (dead-letter) queue. The CLI and the demo work through this, so the
 // embedded queue, RabbitMQ and Kafka are interchangeable behind a URL.
+// User guide: docs/brokers.md (each broker, its URL and topology).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,7 @@ class Broker : public Source {
  public:
   // Publishes in order, all deliverable after `delay_ms`; fills in generated
   // Message::id values. Returns only when the broker has them durably (confirms).
-  // Producers that retry reuse the same business key (SPEC R-J1).
+  // Producers that retry reuse the same business key.
   virtual Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms = 0) = 0;
 
   // Gives back, unsettled, every message this object handed out and has not
@@ -56,11 +57,11 @@ class Broker : public Source {
 
   virtual Result<QueueStats> Stats() = 0;
 
-  // Terminal-queue console (SPEC R-I5).
+  // Terminal-queue console.
   virtual Result<std::vector<DeadLetter>> ListDead(size_t limit, int64_t after_id = 0) = 0;
   virtual Result<std::optional<DeadLetter>> GetDead(int64_t id) = 0;
   // Sends dead letters back through the main queue with kReplayHeader set, so they
-  // pass every guard again (SPEC R-F5). `ids` empty = all. Audited with `actor`.
+  // pass every guard again. `ids` empty = all. Audited with `actor`.
   // Returns how many moved.
   virtual Result<int64_t> ReplayDead(const std::vector<int64_t>& ids, const std::string& actor) = 0;
   // Deletes dead letters for good (`ids` empty = all). Audited with `actor`.

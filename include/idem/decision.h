@@ -1,4 +1,4 @@
-// Decisions: one structured record per message outcome (SPEC R-I2), and the
+// Decisions: one structured record per message outcome, and the
 // in-process counters of the same.
 #pragma once
 
@@ -12,7 +12,7 @@ namespace idem {
 enum class DecisionKind {
   kFirst,      // first time: effects applied and committed
   kDuplicate,  // already applied (record SUCCEEDED, or a copy earlier in the same batch): acked, no effect
-  kConflict,   // same key, different payload fingerprint: parked and reported (SPEC R-B5)
+  kConflict,   // same key, different payload fingerprint: parked and reported
   kRetry,      // retryable failure: claim released, sent to the delay tier (rung, delay)
   kParked,     // permanent failure, bad input or attempts exhausted: terminal queue with reason
   kReleased,   // given back to the broker undecided (database unavailable, commit in doubt)

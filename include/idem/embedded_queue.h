@@ -1,4 +1,4 @@
-// The embedded durable queue (SPEC R-G1): a single SQLite file, no server.
+// The embedded durable queue: a single SQLite file, no server.
 //
 // At-least-once: a polled message is leased for `visibility_timeout_ms`; if it
 // is not settled by then, it is handed out again with delivery_count + 1.

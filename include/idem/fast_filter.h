@@ -1,4 +1,4 @@
-// FastFilter: an optional first line in front of the durable guard (SPEC R-E).
+// FastFilter: an optional first line in front of the durable guard.
 //
 // The pipeline marks the keys of a batch before touching the database. A key
 // marked DONE was committed earlier, so its message is acknowledged as a
@@ -11,7 +11,7 @@
 //
 // The fingerprint travels with the marker so that the same key with a different
 // payload is never waved through as a duplicate: it goes to the database, which
-// reports the CONFLICT (SPEC R-B5).
+// reports the CONFLICT.
 //
 // DONE is written only after the commit, so a worker that crashes between mark
 // and commit leaves a PROCESSING marker that expires with its lease: the
@@ -53,12 +53,12 @@ class FastFilter {
   // A non-OK Status means the filter is unreachable; the outage policy decides.
   virtual Result<std::vector<FilterVerdict>> Mark(std::span<const FilterRequest> requests, int64_t lease_ms) = 0;
   // After the transaction: entries in `done` become DONE (with their fingerprint)
-  // for `ttl_ms`; keys in `release` are deleted (SPEC R-E3). One round trip.
+  // for `ttl_ms`; keys in `release` are deleted. One round trip.
   virtual Status Finish(std::span<const FilterRequest> done, int64_t ttl_ms,
                         std::span<const std::string> release) = 0;
 };
 
-// What to do while the filter is unreachable (SPEC R-E5).
+// What to do while the filter is unreachable.
 enum class FilterOutagePolicy {
   kClosed,  // stop taking messages: release them to the broker with back-off; resume when it is back
   kOpen,    // skip the filter; the database guard alone decides

@@ -1,19 +1,22 @@
-// Business guards (SPEC R-D): helpers a handler uses inside the guard's
+// Business guards: helpers a handler uses inside the guard's
 // transaction so that its own writes are idempotent too. They are the second
 // line of defence behind the consumption record, and the only one when a record
 // is gone (swept, another consumer group, a replay after a manual fix).
 //
-//   InsertOnce     R-D1  a row keyed by a UNIQUE constraint, e.g. a ledger's (biz_no, type):
-//                        a duplicate insert means "already applied", not an error
-//   ChangeBalance  R-D2  one conditional UPDATE (`balance + delta >= floor`), never read-modify-write
-//   StateMachine   R-D3  declared transitions; CAS `WHERE state IN (legal predecessors)`;
-//                        0 rows → re-read and classify (already there, stale, too early, illegal)
-//   UpdateIfVersion R-D4 optimistic `WHERE version = ?` for rows without a natural state machine
+//   InsertOnce       a row keyed by a UNIQUE constraint, e.g. a ledger's (biz_no, type):
+//                    a duplicate insert means "already applied", not an error
+//   ChangeBalance    one conditional UPDATE (`balance + delta >= floor`), never read-modify-write
+//   StateMachine     declared transitions; CAS `WHERE state IN (legal predecessors)`;
+//                    0 rows → re-read and classify (already there, stale, too early, illegal)
+//   UpdateIfVersion  optimistic `WHERE version = ?` for rows without a natural state machine
 //
 // Every helper works through SqlTx with `?` parameter markers and portable SQL, so it
 // runs unchanged on SQLite, PostgreSQL and MySQL/MariaDB. Table and column names
 // come from code and must be plain identifiers ([A-Za-z_][A-Za-z0-9_]*; checked,
-// InvalidArgument otherwise); values are always bound, never spliced (SPEC R-H4).
+// InvalidArgument otherwise); values are always bound, never spliced.
+//
+// The user guide (docs/library.md) shows them in a handler, with the DDL of
+// the tables they need.
 //
 // Thread safety: the free functions hold no state. A StateMachine is immutable
 // after Create and may be shared by threads.
@@ -38,7 +41,7 @@ struct Column {
 };
 
 // ---------------------------------------------------------------------------
-// R-D1: insert once.
+// Insert once.
 
 enum class InsertOutcome { kInserted, kAlreadyApplied };
 
@@ -55,7 +58,7 @@ enum class InsertOutcome { kInserted, kAlreadyApplied };
 Result<InsertOutcome> InsertOnce(SqlTx& tx, std::string_view table, const std::vector<Column>& row);
 
 // ---------------------------------------------------------------------------
-// R-D2: conditional balance change.
+// Conditional balance change.
 
 struct BalanceColumn {
   std::string table;           // e.g. "pay_accounts"
@@ -79,7 +82,7 @@ Result<BalanceChange> ChangeBalance(SqlTx& tx, const BalanceColumn& where, const
                                     int64_t floor = 0);
 
 // ---------------------------------------------------------------------------
-// R-D4: optimistic version update.
+// Optimistic version update.
 
 struct VersionedTable {
   std::string table;           // e.g. "pay_stock"
@@ -101,7 +104,7 @@ Result<VersionedUpdate> UpdateIfVersion(SqlTx& tx, const VersionedTable& where, 
                                         int64_t expected_version, const std::vector<Column>& set);
 
 // ---------------------------------------------------------------------------
-// R-D3: state machine.
+// State machine.
 
 struct StateTransition {
   std::string from;
@@ -112,7 +115,7 @@ struct StateMachineSpec {
   std::string table;         // e.g. "pay_orders"
   std::string key_column;    // e.g. "order_no"
   std::string state_column;  // e.g. "status"; text
-  // Optional: an integer column bumped by every transition (R-D4 readers can use it).
+  // Optional: an integer column bumped by every transition (UpdateIfVersion readers can use it).
   std::string version_column;
   // The legal transitions. They must not form a cycle: "the state is already
   // past the target" is only well defined when states never come back.

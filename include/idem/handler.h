@@ -1,4 +1,5 @@
 // Handlers: the business code that runs inside the guard's transaction.
+// User guide: docs/library.md (handlers), docs/keys-and-conflicts.md (KeySpec).
 #pragma once
 
 #include <cstdint>
@@ -49,10 +50,10 @@ struct PermanentError : std::runtime_error {
 struct HandlerContext {
   const Message& message;
   // The idempotency key (group-independent). Pass it downstream, e.g. as an
-  // `Idempotency-Key` header on a bank call, so the callee deduplicates too (SPEC R-C7).
+  // `Idempotency-Key` header on a bank call, so the callee deduplicates too.
   const std::string& idempotency_key;
   // The store transaction the consumption record commits in. Effects written
-  // here commit or roll back together with the record (SPEC R-C2). Do not commit it.
+  // here commit or roll back together with the record. Do not commit it.
   SqlTx& tx;
   Env& env;
   // The payload as the pipeline parsed it to derive the key: read fields here
@@ -62,7 +63,7 @@ struct HandlerContext {
 
 using HandlerFn = std::function<HandlerResult(HandlerContext&)>;
 
-// How the idempotency key is derived from a message (SPEC R-B1, R-B3, R-B4).
+// How the idempotency key is derived from a message.
 //
 // With `fields` set, the key is `prefix` followed by the named top-level JSON
 // fields of the payload, joined by ':' (a ':' or '\' inside a value is escaped
@@ -80,7 +81,7 @@ struct HandlerSpec {
   std::string topic;  // messages with this topic go to this handler
   KeySpec key;
   HandlerFn fn;
-  // Fields hashed for the payload fingerprint (SPEC R-B5). Default: the whole
+  // Fields hashed for the payload fingerprint. Default: the whole
   // payload, JSON-canonicalised (key order and whitespace do not matter).
   std::vector<std::string> fingerprint_fields;
 };

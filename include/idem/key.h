@@ -2,6 +2,7 @@
 // fingerprint. The pipeline calls DeriveIdentity for every message; producers
 // call BusinessKeyFromPayload to attach the same business key the consumer
 // will derive, and ValidateKey to check a key they chose themselves.
+// User guide: docs/keys-and-conflicts.md and docs/hostile-input.md.
 #pragma once
 
 #include <string>

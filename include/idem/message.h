@@ -10,10 +10,10 @@ namespace idem {
 struct Message {
   // The broker's id for this copy (AMQP message-id, queue row id, topic/partition@offset).
   // A producer resend may carry a new id for the same business event, so this is
-  // never the idempotency key on its own (SPEC R-B1).
+  // never the idempotency key on its own.
   std::string id;
 
-  // The business key the producer attached, if any (SPEC R-J1). The handler's
+  // The business key the producer attached, if any. The handler's
   // KeySpec decides whether this or fields of the payload form the idempotency key.
   std::string key;
 
@@ -37,7 +37,7 @@ struct Message {
 };
 
 // Header set on a message replayed from the terminal queue, so the guard lets it
-// try again even though its record says FAILED (SPEC R-F5).
+// try again even though its record says FAILED.
 inline constexpr const char* kReplayHeader = "x-idem-replay";
 
 }  // namespace idem

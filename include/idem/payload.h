@@ -11,6 +11,7 @@
 // a payload that lacks what the handler needs is a bad payload, not a glitch.
 //
 // Thread safety: immutable; copies share the parsed document.
+// User guide: docs/library.md (reading the payload).
 #pragma once
 
 #include <cstdint>

@@ -11,6 +11,7 @@
 //
 // Thread safety: a Pipeline is driven by one thread. Run several pipelines (each
 // with its own Source and Store connection) for parallelism.
+// User guide: docs/library.md (the pipeline), docs/retries-and-dlq.md (outcomes).
 #pragma once
 
 #include <cstdint>
@@ -30,8 +31,8 @@
 namespace idem {
 
 struct PipelineOptions {
-  std::string consumer_group = "default";  // records are unique per (group, key) (SPEC R-B2)
-  size_t batch_size = 100;                 // max messages per poll and transaction (SPEC R-F7); default 100
+  std::string consumer_group = "default";  // records are unique per (group, key)
+  size_t batch_size = 100;                 // max messages per poll and transaction; default 100
   int64_t max_linger_ms = 20;              // how long a poll waits for the first message; default 20 ms
   int64_t lease_ms = 60'000;               // PROCESSING claim lease; default 60 s
   size_t max_payload_bytes = 1 << 20;      // larger payloads are parked; default 1 MiB
@@ -83,7 +84,7 @@ class Pipeline {
   void SetDecisionSink(DecisionSink sink);
 
   // Puts a fast filter (Redis, LRU) in front of the durable guard. Fails if the
-  // TTL does not cover the retry window (SPEC R-E2). `filter` must outlive the pipeline.
+  // TTL does not cover the retry window. `filter` must outlive the pipeline.
   Status SetFastFilter(FastFilter* filter, FastFilterOptions options);
 
   // Processes one batch. A batch with nothing to poll returns polled == 0.

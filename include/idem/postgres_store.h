@@ -1,6 +1,5 @@
 // The PostgreSQL store: consumption records and business data in a shared
-// PostgreSQL database, safe for several consumer processes at once (SPEC R-C4,
-// R-H2). It passes the same conformance suite as the SQLite store.
+// PostgreSQL database, safe for several consumer processes at once. It passes the same conformance suite as the SQLite store.
 //
 // One Store is one connection: use one per thread (a Pipeline per thread, each
 // with its own Store). Transactions are READ COMMITTED; Claim locks the

@@ -1,4 +1,4 @@
-// The RabbitMQ broker adapter (SPEC R-G2), built on rabbitmq-c.
+// The RabbitMQ broker adapter, built on rabbitmq-c.
 //
 // URL:  amqp://USER:PASSWORD@HOST:PORT/VHOST?queue=NAME&prefetch=N&...
 //       (vhost "%2f" is "/"; every RabbitMqOptions field below can be given as a
@@ -31,7 +31,7 @@
 // Headers idem reads and writes (the topic and the business key travel in headers
 // because moves between queues go through the default exchange, whose routing key
 // is the queue name):
-//   x-idem-key            Message::key (the producer's business key, SPEC R-J1)
+//   x-idem-key            Message::key (the producer's business key)
 //   x-idem-topic          the topic of a moved message (else the routing key is the topic)
 //   x-idem-attempt        Message::attempt
 //   x-idem-published-ms   Message::published_at_ms
@@ -107,7 +107,7 @@ struct RabbitMqOptions {
   std::string exchange;        // default: same as queue
   std::string dead_queue;      // default: Q + ".dead"
 
-  size_t prefetch = 100;                 // basic.qos prefetch count (SPEC R-F7); default 100
+  size_t prefetch = 100;                 // basic.qos prefetch count; default 100
   int heartbeat_s = 30;                  // AMQP heartbeat; 0 disables; default 30 s
   int64_t connect_timeout_ms = 5'000;    // TCP connect + login; default 5 s
   int64_t rpc_timeout_ms = 30'000;       // any broker round trip, confirms included; default 30 s

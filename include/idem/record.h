@@ -1,4 +1,4 @@
-// The consumption record: the durable guard (SPEC R-C1, R-C3).
+// The consumption record: the durable guard.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The Redis fast filter (SPEC R-E): a FastFilter over one redis-server connection.
+// The Redis fast filter: a FastFilter over one redis-server connection.
 //
 //   Mark:   per key, SET key PROCESSING NX PX lease then GET key, pipelined:
 //           one round trip per batch. SET answered OK → kNew; otherwise the GET
@@ -7,9 +7,9 @@
 //           ones, pipelined: one round trip.
 //
 // Redis is only a filter: losing its keys (eviction, expiry, restart, failover)
-// costs a database lookup, never a duplicate effect (SPEC R-E6). Any failure —
+// costs a database lookup, never a duplicate effect. Any failure —
 // refused connection, timeout, error reply — is an Unavailable status, and the
-// pipeline's outage policy decides what to do (SPEC R-E5). The broken connection
+// pipeline's outage policy decides what to do. The broken connection
 // is dropped and a later call reconnects; after a failed reconnect, calls fail
 // fast until reconnect_backoff has passed, so an outage does not cost every
 // batch a connect timeout.

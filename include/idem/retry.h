@@ -1,5 +1,5 @@
 // Retry policy: classification, in-process retries, the delay-tier ladder and
-// the attempt cap that sends a message to the terminal queue (SPEC R-F2…R-F4, R-F6).
+// the attempt cap that sends a message to the terminal queue.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // SqlTx: the slice of a store transaction that business handlers may use.
 //
 // SQL text uses `?` placeholders on every backend; values are always bound,
-// never spliced into the text (SPEC R-H4). A backend whose native syntax differs
+// never spliced into the text. A backend whose native syntax differs
 // (PostgreSQL's $1) translates the placeholders, not the values.
 #pragma once
 

@@ -5,7 +5,7 @@
 //   - retryable: nothing was changed for good; trying again later may succeed
 //     (database or network down, lock timeout, insufficient balance awaiting top-up).
 //   - in doubt:  a COMMIT was sent and its outcome is unknown. NEVER retry blindly:
-//     re-read the consumption record first (SPEC R-C6).
+//     re-read the consumption record first.
 //   - transaction conflict (also retryable): the database chose this transaction as
 //     the victim of a deadlock or a serialization failure. Nothing is wrong with the
 //     work: roll the whole transaction back and run it again at once.

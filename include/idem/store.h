@@ -2,11 +2,12 @@
 //
 // One StoreTx is one local transaction. The pipeline claims the records of a
 // whole batch, runs each handler under its own savepoint, completes the records
-// and commits — so records and effects commit together (SPEC R-C2).
+// and commits — so records and effects commit together.
 //
 // Every backend (SQLite, PostgreSQL, …) passes the same conformance suite.
 // Thread safety: a Store may be shared by threads only if its backend says so;
 // a StoreTx belongs to one thread.
+// User guide: docs/stores.md (each store, its URL and the record table).
 #pragma once
 
 #include <cstdint>
@@ -99,7 +100,7 @@ class Store {
   virtual Result<std::optional<Record>> ReadRecord(std::string_view group, std::string_view key) = 0;
 
   // Deletes records last seen before `older_than_ms`, at most `max_rows` of them.
-  // Returns how many were deleted (SPEC R-I3; the sweeper calls this in a loop).
+  // Returns how many were deleted (the sweeper calls this in a loop).
   virtual Result<int64_t> SweepRecords(int64_t older_than_ms, int64_t max_rows) = 0;
 
   // Runs `sql` (DDL for business tables, e.g. the payments schema) in its own transaction.

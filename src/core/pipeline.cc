@@ -7,7 +7,7 @@
 //   Decide   one transaction: claim every key at once and classify each record
 //            (core/batch_item: ClassifyClaim), run the rest each under a savepoint
 //            (ClassifyRun), complete the batch, commit. A deadlock reruns it; an
-//            in-doubt commit is resolved by re-reading a record (SPEC R-C6).
+//            in-doubt commit is resolved by re-reading a record.
 //   Follow   in-batch copies take their primary's fate.
 //   Settle   one call to the source, mapping each message's plan.
 //   Report   decisions and counters, once per message.
@@ -350,7 +350,7 @@ bool Pipeline::Impl::Decide(std::vector<BatchItem>& items, int* transaction_trie
   } else {
     counters_.commit_failures++;
     // Nothing was decided for good: give the messages back, held back by a growing
-    // delay so an outage does not turn into a hot loop (SPEC R-F3).
+    // delay so an outage does not turn into a hot loop.
     ReleaseUndecided(items, "store: " + s.ToString());
     report->status = s;
   }
@@ -385,7 +385,7 @@ BatchReport Pipeline::Impl::RunOnce() {
   FollowPrimaries(items);
   Settle(items, &report);
   Report(items, transaction_tries, &report);
-  // While a dependency is down, stop taking messages for a while (SPEC R-E5).
+  // While a dependency is down, stop taking messages for a while.
   if (stalled) env_->SleepMs(unavailable_backoff_ms_);
   return report;
 }

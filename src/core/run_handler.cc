@@ -96,7 +96,7 @@ Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy
       *result = std::move(r);
       return tx.Release(kSavepoint);
     }
-    // Undo everything the handler wrote, including effects done before a throw (SPEC R-A4).
+    // Undo everything the handler wrote, including effects done before a throw.
     IDEM_RETURN_IF_ERROR(tx.RollbackTo(kSavepoint));
     if (r.outcome == HandlerResult::Outcome::kRetryable && t < policy.in_process_tries) {
       env.SleepMs(backoff_ms);

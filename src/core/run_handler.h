@@ -1,4 +1,4 @@
-// Running one handler under a savepoint, with in-process retries (SPEC R-F6),
+// Running one handler under a savepoint, with in-process retries,
 // and the pipeline's exception boundary: whatever is derived from a message
 // (key, fingerprint, filter key, the handler's run) is computed through here, so
 // a throw costs that one message, never the batch or the process.

@@ -1,4 +1,4 @@
-// R-D2: check and change in one statement, so concurrent deductions cannot both
+// Check and change in one statement, so concurrent deductions cannot both
 // pass on the same money (a read-modify-write would let both read the old balance).
 #include "guards/sql_identifier.h"
 #include "idem/guards.h"

@@ -1,4 +1,4 @@
-// R-D1: a UNIQUE violation on insert means "already applied".
+// A UNIQUE violation on insert means "already applied".
 #include "guards/sql_identifier.h"
 #include "idem/guards.h"
 

@@ -29,7 +29,7 @@ TEST_F(InsertOnceTest, SecondInsertOfTheSameBizNoAndTypeIsAlreadyApplied) {
   auto again = Flow("P1", "PAY_DEDUCT", -199);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(*again, InsertOutcome::kAlreadyApplied);
-  // Same business number, another action: a different row, not a duplicate (SPEC R-B3).
+  // Same business number, another action: a different row, not a duplicate.
   auto refund = Flow("P1", "REFUND", 199);
   ASSERT_TRUE(refund.ok());
   EXPECT_EQ(*refund, InsertOutcome::kInserted);

@@ -1,4 +1,4 @@
-// R-D3: the order of business states as a guard. A conditional UPDATE moves the
+// The order of business states as a guard. A conditional UPDATE moves the
 // row only from a legal predecessor; when it moves nothing, the state read back
 // says whether the event is a duplicate, late, early or illegal — so a late
 // "PAID" after "SHIPPED" is acknowledged without moving the order backwards.

@@ -1,4 +1,4 @@
-// StateMachine: the order lifecycle of SPEC R-K over a real SQLite store.
+// StateMachine: the payments order lifecycle over a real SQLite store.
 #include <gtest/gtest.h>
 
 #include "guards/guard_test_fixture.h"

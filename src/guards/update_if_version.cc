@@ -1,4 +1,4 @@
-// R-D4: optimistic concurrency for rows without a natural state machine (stock,
+// Optimistic concurrency for rows without a natural state machine (stock,
 // profiles). The version the caller read is the condition of the write.
 #include "guards/sql_identifier.h"
 #include "idem/guards.h"

@@ -243,7 +243,7 @@ TEST_P(StoreConformance, ValuesOfEveryTypeRoundTrip) {
   EXPECT_TRUE(IsNull((*rows)[0][3]));
 }
 
-// Two connections claim the same key at once: exactly one inserts (SPEC R-C4).
+// Two connections claim the same key at once: exactly one inserts.
 TEST_P(StoreConformance, ConcurrentClaimsOfOneKeyLetExactlyOneWin) {
   auto other = Connect();
   ASSERT_NE(other, nullptr);

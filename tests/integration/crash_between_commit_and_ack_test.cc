@@ -1,5 +1,5 @@
 // A consumer is killed with SIGKILL after its transaction committed and before
-// the ack reached the queue (SPEC R-A2). The redelivered copy must be acked as a
+// the ack reached the queue. The redelivered copy must be acked as a
 // DUPLICATE with no second effect.
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-// `idem demo` on PostgreSQL with the Redis fast filter (SPEC R-H2, R-E): the same
+// `idem demo` on PostgreSQL with the Redis fast filter: the same
 // incident and crash scenario, judged from the PostgreSQL ledger, with the
 // filter's keys found in Redis. Needs the servers scripts/test.sh starts.
 #include <gtest/gtest.h>

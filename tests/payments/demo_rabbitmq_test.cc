@@ -1,4 +1,4 @@
-// The payments demo on a real RabbitMQ (SPEC R-G2): every cause of redelivery,
+// The payments demo on a real RabbitMQ: every cause of redelivery,
 // driven in real time through the broker that scripts/servers/rabbitmq.sh
 // starts (IDEM_TEST_AMQP_URL). With idem the service's invariants hold, read
 // from the SQLite store and RabbitMQ's terminal queue; the incident's consumer

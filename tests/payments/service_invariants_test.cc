@@ -1,4 +1,4 @@
-// Every cause of redelivery (SPEC R-A), with idem: the invariants of the
+// Every cause of redelivery, with idem: the invariants of the
 // payments service hold, read from the database and the queue files.
 #include <gtest/gtest.h>
 

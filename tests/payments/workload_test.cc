@@ -1,5 +1,5 @@
 // The seeded workload: the same seed gives the same workload and the same run;
-// every cause of SPEC R-A is really in the workload it names.
+// every cause of redelivery is really in the workload it names.
 #include <gtest/gtest.h>
 
 #include <set>

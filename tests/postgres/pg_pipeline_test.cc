@@ -1,6 +1,6 @@
 // The guard pipeline on PostgreSQL: copies applied once, several consumer
-// processes' worth of connections racing over one database (SPEC R-C4), and
-// commits whose answer is lost (SPEC R-C6). Effects are counted in the database.
+// processes' worth of connections racing over one database, and
+// commits whose answer is lost. Effects are counted in the database.
 #include <gtest/gtest.h>
 
 #include "idem/embedded_queue.h"

@@ -117,7 +117,7 @@ TEST_F(PgStoreTest, ConnectionLostInsideATransactionIsRetryableThenTheStoreRecov
 }
 
 // A deferred trigger terminates the session while COMMIT runs: the answer to
-// COMMIT is lost, so the store must say "in doubt", never "failed" (SPEC R-C6).
+// COMMIT is lost, so the store must say "in doubt", never "failed".
 TEST_F(PgStoreTest, ConnectionLostDuringCommitIsInDoubtAndTheRecordTellsTheOutcome) {
   ASSERT_TRUE(store_->ExecScript(R"sql(
     CREATE TABLE effects (key TEXT NOT NULL);
@@ -193,7 +193,7 @@ TEST_F(PgStoreTest, AClaimThatWaitedForAnotherWorkerReportsWhatThatWorkerDecided
 // A released claim (a retryable failure) is retried by two workers at once.
 // Worker A claims it — the claim locks the record — and takes it over; B's
 // claim waits for A and then sees A's outcome. Without the lock, both would
-// read RELEASED, both take over, and the effect would happen twice (SPEC R-C4).
+// read RELEASED, both take over, and the effect would happen twice.
 TEST_F(PgStoreTest, TwoWorkersRetryingOneReleasedKeyNeverBothTakeItOver) {
   std::vector<ClaimRequest> first{{"k", "fp", "m1"}};
   {

@@ -1,4 +1,4 @@
-// R-A2: the consumer finishes the work, its transaction commits, and it dies
+// The consumer finishes the work, its transaction commits, and it dies
 // (SIGKILL) before the ack reaches RabbitMQ. The broker delivers the message
 // again with redelivered = true.
 #include <signal.h>

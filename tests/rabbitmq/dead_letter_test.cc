@@ -1,6 +1,6 @@
 // The terminal-queue console on RabbitMQ: list/show keep every dead letter in
 // its place, replay goes back through the main queue and every guard, purge
-// deletes, and both leave an audit record (SPEC R-F5, R-I5).
+// deletes, and both leave an audit record.
 #include <nlohmann/json.hpp>
 
 #include "rabbitmq/rabbit_fixture.h"

@@ -9,7 +9,7 @@ namespace {
 
 class RabbitDelivery : public RabbitTest {};
 
-// R-A1: the producer resent after a timeout, so the broker holds two copies
+// The producer resent after a timeout, so the broker holds two copies
 // (amqp-publish sets no message id: the copies are indistinguishable).
 TEST_F(RabbitDelivery, DuplicatesFromAnExternalProducerAreAppliedOnce) {
   IDEM_REQUIRE_RABBITMQ();

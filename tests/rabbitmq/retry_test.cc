@@ -1,5 +1,5 @@
 // The retry ladder through TTL wait queues, and the terminal queue after the
-// last attempt or a permanent failure (SPEC R-F3, R-F4, R-G2).
+// last attempt or a permanent failure.
 #include <atomic>
 
 #include "rabbitmq/rabbit_fixture.h"

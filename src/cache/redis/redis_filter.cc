@@ -41,7 +41,7 @@ class RedisFilter final : public FastFilter {
     commands.reserve(2 * keys.size());
     for (const FilterRequest& req : keys) {
       std::string k = prefix_ + req.key;
-      // SET NX is the atomic claim (SPEC R-E1); the GET right behind it tells a
+      // SET NX is the atomic claim; the GET right behind it tells a
       // finished key from one that another worker is still processing.
       commands.push_back({"SET", k, Processing(req.fingerprint), "NX", "PX", lease});
       commands.push_back({"GET", std::move(k)});

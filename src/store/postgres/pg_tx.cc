@@ -13,7 +13,7 @@ namespace {
 // Claims a batch in one statement: inserts the keys that have no record and
 // returns the new rows (inserted = true) together with the existing ones
 // (inserted = false), locked FOR UPDATE so no other worker can take them over
-// or complete them before we commit (SPEC R-C4). The existing rows are read with
+// or complete them before we commit. The existing rows are read with
 // the statement's snapshot, so a row another worker committed while we waited
 // for its insert is in neither half; Claim runs the statement again for those.
 constexpr const char* kClaimSql =
@@ -101,7 +101,7 @@ class Tx final : public StoreTx {
     done_ = true;
     auto res = conn_->Command("COMMIT");
     if (!res.ok()) {
-      // The COMMIT may have been applied before the answer was lost (SPEC R-C6).
+      // The COMMIT may have been applied before the answer was lost.
       if (res.status().code() == Status::Code::kUnavailable)
         return Status::InDoubt("COMMIT outcome unknown: " + res.status().message() +
                                " — re-read the records before acting; never retry blindly");
