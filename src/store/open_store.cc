@@ -1,5 +1,6 @@
 // OpenStore: picks the backend from the URL scheme.
 #include "idem/store.h"
+#include "store/store_url.h"
 
 #ifdef IDEM_WITH_POSTGRES
 #include "idem/postgres_store.h"
@@ -16,10 +17,12 @@ constexpr const char* kKnownSchemes = "use sqlite:PATH (this build has no other 
 
 }  // namespace
 
-Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env) {
+Result<StoreUrl> ParseStoreUrl(const std::string& url) {
   if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) {
 #ifdef IDEM_WITH_POSTGRES
-    return OpenPostgresStore(url, PostgresStoreOptions{}, env);
+    StoreUrl parsed;
+    parsed.kind = StoreUrl::Kind::kPostgres;
+    return parsed;
 #else
     return Status::InvalidArgument("store URL '" + url +
                                    "' needs the PostgreSQL store, which this build leaves out: "
@@ -48,7 +51,19 @@ Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env) {
                                      "': use synchronous=full (default) or synchronous=normal");
   }
   if (path.empty()) return Status::InvalidArgument("store URL '" + url + "' names no file");
-  return OpenSqliteStore(path, options, env);
+  StoreUrl parsed;
+  parsed.path = std::move(path);
+  parsed.sqlite = options;
+  return parsed;
+}
+
+Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env) {
+  auto parsed = ParseStoreUrl(url);
+  if (!parsed.ok()) return parsed.status();
+#ifdef IDEM_WITH_POSTGRES
+  if (parsed->kind == StoreUrl::Kind::kPostgres) return OpenPostgresStore(url, PostgresStoreOptions{}, env);
+#endif
+  return OpenSqliteStore(parsed->path, parsed->sqlite, env);
 }
 
 }  // namespace idem

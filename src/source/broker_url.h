@@ -1,0 +1,22 @@
+// What a broker URL names, read before anything is opened (OpenBroker's first
+// step; the fuzz tests run it on arbitrary text).
+#pragma once
+
+#include <string>
+
+#include "idem/status.h"
+
+namespace idem {
+
+struct BrokerUrl {
+  enum class Kind { kEmbedded, kRabbitMq };
+  Kind kind = Kind::kEmbedded;
+  std::string path;  // kEmbedded: the queue file, never empty
+};
+
+// amqp:// and amqps:// are kRabbitMq in a build with the adapter (ParseAmqpUrl
+// reads the rest); queue:PATH, queue://PATH and a bare path are kEmbedded. Any
+// other scheme or a missing path is an InvalidArgument that says what to write.
+Result<BrokerUrl> ParseBrokerUrl(const std::string& url);
+
+}  // namespace idem

@@ -1,0 +1,24 @@
+// What a store URL names, read before anything is opened (OpenStore's first
+// step; the fuzz tests run it on arbitrary text).
+#pragma once
+
+#include <string>
+
+#include "idem/status.h"
+#include "idem/store.h"
+
+namespace idem {
+
+struct StoreUrl {
+  enum class Kind { kSqlite, kPostgres };
+  Kind kind = Kind::kSqlite;
+  std::string path;           // kSqlite: the database file, never empty
+  SqliteStoreOptions sqlite;  // kSqlite: from ?synchronous=
+};
+
+// postgresql:// and postgres:// are kPostgres (libpq reads the rest); sqlite:PATH,
+// sqlite://PATH and a bare path are kSqlite. Any other scheme, a missing path or
+// an unknown option is an InvalidArgument that says what to write instead.
+Result<StoreUrl> ParseStoreUrl(const std::string& url);
+
+}  // namespace idem
