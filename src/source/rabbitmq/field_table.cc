@@ -70,6 +70,56 @@ json ToJson(const amqp_field_value_t& v) {
   }
 }
 
+// Deep copies into `pool`. (amqp_table_clone refuses a table with an empty key,
+// which the wire format allows: the copy would lose every header.)
+bool CloneBytes(const amqp_bytes_t& in, amqp_bytes_t* out, amqp_pool_t* pool) {
+  *out = amqp_empty_bytes;
+  if (in.len == 0) return true;
+  out->bytes = amqp_pool_alloc(pool, in.len);
+  if (out->bytes == nullptr) return false;
+  std::memcpy(out->bytes, in.bytes, in.len);
+  out->len = in.len;
+  return true;
+}
+
+bool CloneValue(const amqp_field_value_t& in, amqp_field_value_t* out, amqp_pool_t* pool);
+
+bool CloneTable(const amqp_table_t& in, amqp_table_t* out, amqp_pool_t* pool) {
+  *out = amqp_empty_table;
+  if (in.num_entries <= 0) return true;
+  void* entries = amqp_pool_alloc(pool, sizeof(amqp_table_entry_t) * static_cast<size_t>(in.num_entries));
+  if (entries == nullptr) return false;
+  out->entries = static_cast<amqp_table_entry_t*>(entries);
+  out->num_entries = in.num_entries;
+  for (int i = 0; i < in.num_entries; ++i)
+    if (!CloneBytes(in.entries[i].key, &out->entries[i].key, pool) ||
+        !CloneValue(in.entries[i].value, &out->entries[i].value, pool))
+      return false;
+  return true;
+}
+
+bool CloneValue(const amqp_field_value_t& in, amqp_field_value_t* out, amqp_pool_t* pool) {
+  *out = in;  // scalars are values
+  switch (in.kind) {
+    case AMQP_FIELD_KIND_UTF8:
+    case AMQP_FIELD_KIND_BYTES: return CloneBytes(in.value.bytes, &out->value.bytes, pool);
+    case AMQP_FIELD_KIND_TABLE: return CloneTable(in.value.table, &out->value.table, pool);
+    case AMQP_FIELD_KIND_ARRAY: {
+      out->value.array = amqp_empty_array;
+      const int n = in.value.array.num_entries;
+      if (n <= 0) return true;
+      void* items = amqp_pool_alloc(pool, sizeof(amqp_field_value_t) * static_cast<size_t>(n));
+      if (items == nullptr) return false;
+      out->value.array.entries = static_cast<amqp_field_value_t*>(items);
+      out->value.array.num_entries = n;
+      for (int i = 0; i < n; ++i)
+        if (!CloneValue(in.value.array.entries[i], &out->value.array.entries[i], pool)) return false;
+      return true;
+    }
+    default: return true;
+  }
+}
+
 }  // namespace
 
 const amqp_field_value_t* Find(const amqp_table_t& table, std::string_view key) {
@@ -133,7 +183,7 @@ FieldTable::~FieldTable() { empty_amqp_pool(&pool_); }
 void FieldTable::CopyFrom(const amqp_table_t& original) {
   entries_.clear();
   amqp_table_t clone{0, nullptr};
-  if (original.num_entries > 0 && amqp_table_clone(&original, &clone, &pool_) == AMQP_STATUS_OK)
+  if (CloneTable(original, &clone, &pool_))
     entries_.assign(clone.entries, clone.entries + clone.num_entries);
 }
 

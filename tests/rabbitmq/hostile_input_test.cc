@@ -1,0 +1,128 @@
+// Input from outside, as the fuzz tests found it: properties and headers an
+// external (or hostile) producer can send decode without overflow, and the
+// attempt cross-check with x-death can only move a message closer to being
+// parked; a URL that names no usable port is refused. No server needed.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "idem/rabbitmq.h"
+#include "source/rabbitmq/field_table.h"
+#include "source/rabbitmq/message_codec.h"
+#include "source/rabbitmq/outgoing.h"
+#include "source/rabbitmq/topology.h"
+
+namespace idem::rabbitmq {
+namespace {
+
+amqp_field_value_t Text(const char* s) {
+  amqp_field_value_t v;
+  v.kind = AMQP_FIELD_KIND_UTF8;
+  v.value.bytes = amqp_cstring_bytes(s);
+  return v;
+}
+
+amqp_field_value_t Number(int64_t n) {
+  amqp_field_value_t v;
+  v.kind = AMQP_FIELD_KIND_I64;
+  v.value.i64 = n;
+  return v;
+}
+
+amqp_table_entry_t Entry(const char* key, amqp_field_value_t v) {
+  amqp_table_entry_t e;
+  e.key = amqp_cstring_bytes(key);
+  e.value = v;
+  return e;
+}
+
+QueueNames Names() {
+  QueueNames names;
+  names.main = "q";
+  return names;
+}
+
+TEST(RabbitUnitHostile, TimestampBeyondInt64MillisecondsIsAnUnknownPublicationTime) {
+  amqp_basic_properties_t p{};
+  p._flags = AMQP_BASIC_TIMESTAMP_FLAG;
+  p.timestamp = std::numeric_limits<uint64_t>::max();
+  std::string body = "{}";
+  Message m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+  EXPECT_EQ(m.published_at_ms, 0) << "unknown, not a wrapped-around negative time";
+
+  p.timestamp = 1'700'000'000;
+  m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+  EXPECT_EQ(m.published_at_ms, 1'700'000'000'000);
+}
+
+// x-death history with the given counts, every pass through wait queue q.wait.100.
+struct Deaths {
+  explicit Deaths(std::initializer_list<int64_t> counts) {
+    for (int64_t c : counts) {
+      entries.push_back({Entry("queue", Text("q.wait.100")), Entry("reason", Text("expired")),
+                         Entry("count", Number(c))});
+    }
+    for (auto& e : entries) {
+      amqp_field_value_t v;
+      v.kind = AMQP_FIELD_KIND_TABLE;
+      v.value.table = {3, e.data()};
+      values.push_back(v);
+    }
+    amqp_field_value_t array;
+    array.kind = AMQP_FIELD_KIND_ARRAY;
+    array.value.array = {static_cast<int>(values.size()), values.data()};
+    header = Entry("x-death", array);
+  }
+  amqp_table_t table() { return {1, &header}; }
+
+  std::vector<std::vector<amqp_table_entry_t>> entries;
+  std::vector<amqp_field_value_t> values;
+  amqp_table_entry_t header;
+};
+
+TEST(RabbitUnitHostile, HugeDeathCountsParkTheMessageInsteadOfWrappingToAFirstAttempt) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  Deaths huge({kMax, kMax});
+  EXPECT_EQ(AttemptOf(huge.table(), Names()), 1'000'000);
+  Deaths one_huge({kMax});
+  EXPECT_EQ(AttemptOf(one_huge.table(), Names()), 1'000'000);
+}
+
+TEST(RabbitUnitHostile, NegativeDeathCountsDoNotTakeAttemptsAway) {
+  Deaths mixed({2, -5});
+  EXPECT_EQ(AttemptOf(mixed.table(), Names()), 3) << "two real passes: the third attempt";
+}
+
+TEST(RabbitUnitHostile, ARetriedCopyKeepsEveryHeaderWhenOneHasAnEmptyName) {
+  amqp_table_entry_t nested[] = {Entry("", Text("nameless inside")), Entry("n", Number(7))};
+  amqp_field_value_t table;
+  table.kind = AMQP_FIELD_KIND_TABLE;
+  table.value.table = {2, nested};
+  amqp_table_entry_t headers[] = {Entry(kKeyHeader, Text("order-7")), Entry("", Text("nameless")),
+                                  Entry("trace", table)};
+  amqp_basic_properties_t p{};
+  p._flags = AMQP_BASIC_HEADERS_FLAG;
+  p.headers = {3, headers};
+  std::string body = "{}";
+  const Message m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+
+  auto copy = Outgoing::CopyOf(p, amqp_cstring_bytes(body.c_str()));
+  MakeRetryCopy(*copy, m, "q.wait.30000", "handler failed", 1'000);
+  const amqp_table_t sent = copy->headers.table();
+  EXPECT_EQ(GetString(sent, kKeyHeader).value_or("(lost)"), "order-7") << "the business key travels with the retry";
+  auto text = HeadersAsText(sent);
+  EXPECT_EQ(text[""], "nameless");
+  EXPECT_EQ(text["trace"], R"({"":"nameless inside","n":7})");
+  EXPECT_EQ(text[kAttemptHeader], "2");
+}
+
+TEST(RabbitUnitHostile, UrlWithPortZeroIsRefusedWithTheRange) {
+  auto zero = ParseAmqpUrl("amqp://guest:guest@127.0.0.1:0/");
+  ASSERT_FALSE(zero.ok()) << "port 0 would only fail later, at connect time";
+  EXPECT_NE(zero.status().message().find("1-65535"), std::string::npos) << zero.status().ToString();
+  EXPECT_TRUE(ParseAmqpUrl("amqp://guest:guest@127.0.0.1:65535/").ok());
+}
+
+}  // namespace
+}  // namespace idem::rabbitmq
