@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "idem/rabbitmq.h"
 #include "source/rabbitmq/field_table.h"
@@ -115,6 +117,50 @@ TEST(RabbitUnitHostile, ARetriedCopyKeepsEveryHeaderWhenOneHasAnEmptyName) {
   EXPECT_EQ(text[""], "nameless");
   EXPECT_EQ(text["trace"], R"({"":"nameless inside","n":7})");
   EXPECT_EQ(text[kAttemptHeader], "2");
+}
+
+TEST(RabbitUnitHostile, ARepeatedHeaderNameReadsAsTheFirstEverywhere) {
+  amqp_field_value_t nothing;
+  nothing.kind = AMQP_FIELD_KIND_VOID;
+  amqp_table_entry_t headers[] = {Entry(kKeyHeader, Text("order-7")), Entry(kKeyHeader, Text("order-8")),
+                                  Entry(kAttemptHeader, nothing), Entry(kAttemptHeader, Number(4))};
+  amqp_basic_properties_t p{};
+  p._flags = AMQP_BASIC_HEADERS_FLAG;
+  p.headers = {4, headers};
+  std::string body = "{}";
+  const Message m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+  EXPECT_EQ(m.key, "order-7");
+  EXPECT_EQ(m.headers.at(kKeyHeader), "order-7") << "the headers shown are the ones the key came from";
+  EXPECT_EQ(m.attempt, 1);
+  EXPECT_EQ(m.headers.at(kAttemptHeader), "null");
+}
+
+TEST(RabbitUnitHostile, DeeplyNestedHeadersAreSummarisedAsTextAndCopiedWhole) {
+  constexpr int kDepth = 200'000;  // beyond what any stack takes by recursion
+  std::vector<amqp_field_value_t> levels(kDepth + 1);
+  for (int i = 0; i < kDepth; ++i) {
+    levels[i].kind = AMQP_FIELD_KIND_ARRAY;
+    levels[i].value.array = {1, &levels[i + 1]};
+  }
+  levels[kDepth] = Text("bottom");
+  amqp_table_entry_t headers[] = {Entry(kKeyHeader, Text("order-7")), Entry("trace", levels[0])};
+  amqp_basic_properties_t p{};
+  p._flags = AMQP_BASIC_HEADERS_FLAG;
+  p.headers = {2, headers};
+  std::string body = "{}";
+
+  const Message m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+  EXPECT_EQ(m.key, "order-7");
+  EXPECT_NE(m.headers.at("trace").find("nested deeper than 64 levels"), std::string::npos);
+
+  auto copy = Outgoing::CopyOf(p, amqp_cstring_bytes(body.c_str()));
+  const amqp_field_value_t* v = Find(copy->headers.table(), "trace");
+  int depth = 0;
+  for (; v && v->kind == AMQP_FIELD_KIND_ARRAY && v->value.array.num_entries == 1; ++depth)
+    v = &v->value.array.entries[0];
+  EXPECT_EQ(depth, kDepth) << "the copy that travels on keeps every level";
+  ASSERT_TRUE(v && v->kind == AMQP_FIELD_KIND_UTF8);
+  EXPECT_EQ(std::string(static_cast<const char*>(v->value.bytes.bytes), v->value.bytes.len), "bottom");
 }
 
 TEST(RabbitUnitHostile, UrlWithPortZeroIsRefusedWithTheRange) {
