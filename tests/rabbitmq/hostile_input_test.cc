@@ -45,16 +45,27 @@ QueueNames Names() {
   return names;
 }
 
+amqp_basic_properties_t WithHeaders(amqp_table_entry_t* headers, int n) {
+  amqp_basic_properties_t p{};
+  p._flags = AMQP_BASIC_HEADERS_FLAG;
+  p.headers = {n, headers};
+  return p;
+}
+
+const std::string kBody = "{}";
+amqp_bytes_t Body() { return amqp_cstring_bytes(kBody.c_str()); }
+
+Message Decode(const amqp_basic_properties_t& p) { return MessageFromAmqp(p, Body(), "pay", "id-1", Names()); }
+
 TEST(RabbitUnitHostile, TimestampBeyondInt64MillisecondsIsAnUnknownPublicationTime) {
   amqp_basic_properties_t p{};
   p._flags = AMQP_BASIC_TIMESTAMP_FLAG;
   p.timestamp = std::numeric_limits<uint64_t>::max();
-  std::string body = "{}";
-  Message m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+  Message m = Decode(p);
   EXPECT_EQ(m.published_at_ms, 0) << "unknown, not a wrapped-around negative time";
 
   p.timestamp = 1'700'000'000;
-  m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+  m = Decode(p);
   EXPECT_EQ(m.published_at_ms, 1'700'000'000'000);
 }
 
@@ -103,13 +114,10 @@ TEST(RabbitUnitHostile, ARetriedCopyKeepsEveryHeaderWhenOneHasAnEmptyName) {
   table.value.table = {2, nested};
   amqp_table_entry_t headers[] = {Entry(kKeyHeader, Text("order-7")), Entry("", Text("nameless")),
                                   Entry("trace", table)};
-  amqp_basic_properties_t p{};
-  p._flags = AMQP_BASIC_HEADERS_FLAG;
-  p.headers = {3, headers};
-  std::string body = "{}";
-  const Message m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+  const amqp_basic_properties_t p = WithHeaders(headers, 3);
+  const Message m = Decode(p);
 
-  auto copy = Outgoing::CopyOf(p, amqp_cstring_bytes(body.c_str()));
+  auto copy = Outgoing::CopyOf(p, Body());
   MakeRetryCopy(*copy, m, "q.wait.30000", "handler failed", 1'000);
   const amqp_table_t sent = copy->headers.table();
   EXPECT_EQ(GetString(sent, kKeyHeader).value_or("(lost)"), "order-7") << "the business key travels with the retry";
@@ -124,11 +132,8 @@ TEST(RabbitUnitHostile, ARepeatedHeaderNameReadsAsTheFirstEverywhere) {
   nothing.kind = AMQP_FIELD_KIND_VOID;
   amqp_table_entry_t headers[] = {Entry(kKeyHeader, Text("order-7")), Entry(kKeyHeader, Text("order-8")),
                                   Entry(kAttemptHeader, nothing), Entry(kAttemptHeader, Number(4))};
-  amqp_basic_properties_t p{};
-  p._flags = AMQP_BASIC_HEADERS_FLAG;
-  p.headers = {4, headers};
-  std::string body = "{}";
-  const Message m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+  const amqp_basic_properties_t p = WithHeaders(headers, 4);
+  const Message m = Decode(p);
   EXPECT_EQ(m.key, "order-7");
   EXPECT_EQ(m.headers.at(kKeyHeader), "order-7") << "the headers shown are the ones the key came from";
   EXPECT_EQ(m.attempt, 1);
@@ -144,16 +149,13 @@ TEST(RabbitUnitHostile, DeeplyNestedHeadersAreSummarisedAsTextAndCopiedWhole) {
   }
   levels[kDepth] = Text("bottom");
   amqp_table_entry_t headers[] = {Entry(kKeyHeader, Text("order-7")), Entry("trace", levels[0])};
-  amqp_basic_properties_t p{};
-  p._flags = AMQP_BASIC_HEADERS_FLAG;
-  p.headers = {2, headers};
-  std::string body = "{}";
+  const amqp_basic_properties_t p = WithHeaders(headers, 2);
 
-  const Message m = MessageFromAmqp(p, amqp_cstring_bytes(body.c_str()), "pay", "id-1", Names());
+  const Message m = Decode(p);
   EXPECT_EQ(m.key, "order-7");
   EXPECT_NE(m.headers.at("trace").find("nested deeper than 64 levels"), std::string::npos);
 
-  auto copy = Outgoing::CopyOf(p, amqp_cstring_bytes(body.c_str()));
+  auto copy = Outgoing::CopyOf(p, Body());
   const amqp_field_value_t* v = Find(copy->headers.table(), "trace");
   int depth = 0;
   for (; v && v->kind == AMQP_FIELD_KIND_ARRAY && v->value.array.num_entries == 1; ++depth)
