@@ -63,6 +63,9 @@ TEST(RabbitUnitHostile, TimestampBeyondInt64MillisecondsIsAnUnknownPublicationTi
   p.timestamp = std::numeric_limits<uint64_t>::max();
   Message m = Decode(p);
   EXPECT_EQ(m.published_at_ms, 0) << "unknown, not a wrapped-around negative time";
+  p.timestamp = uint64_t{1} << 56;  // in int64 range as seconds, not as milliseconds
+  m = Decode(p);
+  EXPECT_EQ(m.published_at_ms, 0);
 
   p.timestamp = 1'700'000'000;
   m = Decode(p);
