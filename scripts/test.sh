@@ -38,7 +38,9 @@ stage() { echo "== $* ($(date +%T))"; }
 
 stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit, integration, sim (build-asan)"
 if [ ! -f build-asan/build.ninja ]; then
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIDEM_SANITIZE=ON >/dev/null
+  # -O1 -g1 (line tables for the reports) compiles in half the time of -O2 -g.
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIDEM_SANITIZE=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
 fi
 # Only the test programs (and what they run, the idem CLI): every executable
 # that gtest_discover_tests registered, except the benchmarks' own tests.
