@@ -4,7 +4,11 @@ namespace idem {
 
 int64_t AsInt(const Value& v, int64_t fallback) {
   if (const auto* i = std::get_if<int64_t>(&v)) return *i;
-  if (const auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
+  if (const auto* d = std::get_if<double>(&v)) {
+    // Converting a double outside int64's range (or NaN) is undefined behaviour.
+    constexpr double kLimit = 9223372036854775808.0;  // 2^63
+    return *d >= -kLimit && *d < kLimit ? static_cast<int64_t>(*d) : fallback;
+  }
   if (const auto* s = std::get_if<std::string>(&v)) {
     try {
       return std::stoll(*s);

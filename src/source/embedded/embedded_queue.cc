@@ -16,12 +16,16 @@
 #include <string>
 #include <nlohmann/json.hpp>
 
+#include "source/embedded/queue_row.h"
 #include "store/sqlite/sqlite_db.h"
 
 namespace idem {
 namespace {
 
 using nlohmann::json;
+using embedded::HeadersToJson;
+using embedded::kMessageColumns;
+using embedded::MessageFromRow;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS idem_queue (
@@ -52,39 +56,6 @@ CREATE TABLE IF NOT EXISTS idem_queue_audit (
   detail      TEXT NOT NULL
 );
 )sql";
-
-constexpr const char* kMessageColumns =
-    "id, msg_id, topic, key, headers, payload, deliveries, attempt, published_at_ms";
-
-std::string HeadersToJson(const std::map<std::string, std::string>& headers) {
-  json j = json::object();
-  for (const auto& [k, v] : headers) j[k] = v;
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-std::map<std::string, std::string> HeadersFromJson(const std::string& text) {
-  std::map<std::string, std::string> out;
-  json j = json::parse(text, nullptr, false);
-  if (!j.is_object()) return out;
-  for (auto it = j.begin(); it != j.end(); ++it)
-    out[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
-  return out;
-}
-
-// Row layout: kMessageColumns.
-Message MessageFromRow(const Row& row) {
-  Message m;
-  m.id = AsText(row[1]);
-  m.topic = AsText(row[2]);
-  m.key = AsText(row[3]);
-  m.headers = HeadersFromJson(AsText(row[4]));
-  m.payload = AsText(row[5]);
-  m.delivery_count = static_cast<int>(AsInt(row[6]));
-  m.redelivered = m.delivery_count > 1;
-  m.attempt = static_cast<int>(AsInt(row[7]));
-  m.published_at_ms = AsInt(row[8]);
-  return m;
-}
 
 bool ParseReceipt(const std::string& receipt, int64_t* row, int64_t* token) {
   long long r = 0, t = 0;

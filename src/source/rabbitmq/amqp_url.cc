@@ -79,6 +79,10 @@ Result<RabbitMqOptions> ParseAmqpUrl(const std::string& url) {
   if (amqp_parse_url(base.data(), &info) != AMQP_STATUS_OK)
     return Status::InvalidArgument("cannot parse '" + url.substr(0, q) +
                                    "': expected amqp://USER:PASSWORD@HOST:PORT/VHOST");
+  // rabbitmq-c takes ":0" (and nothing else outside 1-65535): it could only fail at connect time.
+  if (info.port < 1 || info.port > 65535)
+    return Status::InvalidArgument("amqp:// URL: the port must be 1-65535 (e.g. 5672), not " +
+                                   std::to_string(info.port));
   o.host = info.host;
   o.port = info.port;
   o.vhost = info.vhost;

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "source/rabbitmq/connection.h"
 
@@ -39,25 +40,35 @@ std::optional<int64_t> AsInt(const amqp_field_value_t& v) {
   }
 }
 
-json ToJson(const amqp_field_value_t& v);
+// Header tables nest as deep as a producer likes (a 128 KiB frame holds ~26,000
+// levels); as text, deeper levels are summarised so rendering cannot exhaust the
+// stack. The table itself travels on untouched (FieldTable copies all of it).
+constexpr int kMaxTextDepth = 64;
+constexpr const char* kTooDeep = "(nested deeper than 64 levels)";
 
-json TableToJson(const amqp_table_t& t) {
+json ToJson(const amqp_field_value_t& v, int depth);
+
+json TableToJson(const amqp_table_t& t, int depth) {
   json j = json::object();
-  for (int i = 0; i < t.num_entries; ++i) j[BytesToString(t.entries[i].key)] = ToJson(t.entries[i].value);
+  // A repeated name keeps its first value, the one Find() reads.
+  for (int i = 0; i < t.num_entries; ++i)
+    j.emplace(BytesToString(t.entries[i].key), ToJson(t.entries[i].value, depth + 1));
   return j;
 }
 
-json ToJson(const amqp_field_value_t& v) {
+json ToJson(const amqp_field_value_t& v, int depth) {
+  const bool nested = v.kind == AMQP_FIELD_KIND_TABLE || v.kind == AMQP_FIELD_KIND_ARRAY;
+  if (nested && depth >= kMaxTextDepth) return kTooDeep;
   switch (v.kind) {
     case AMQP_FIELD_KIND_BOOLEAN: return static_cast<bool>(v.value.boolean);
     case AMQP_FIELD_KIND_F32: return v.value.f32;
     case AMQP_FIELD_KIND_F64: return v.value.f64;
     case AMQP_FIELD_KIND_UTF8:
     case AMQP_FIELD_KIND_BYTES: return BytesToString(v.value.bytes);
-    case AMQP_FIELD_KIND_TABLE: return TableToJson(v.value.table);
+    case AMQP_FIELD_KIND_TABLE: return TableToJson(v.value.table, depth);
     case AMQP_FIELD_KIND_ARRAY: {
       json a = json::array();
-      for (int i = 0; i < v.value.array.num_entries; ++i) a.push_back(ToJson(v.value.array.entries[i]));
+      for (int i = 0; i < v.value.array.num_entries; ++i) a.push_back(ToJson(v.value.array.entries[i], depth + 1));
       return a;
     }
     case AMQP_FIELD_KIND_VOID: return nullptr;
@@ -68,6 +79,67 @@ json ToJson(const amqp_field_value_t& v) {
       return n ? json(*n) : json(nullptr);
     }
   }
+}
+
+// Deep copies into `pool`. (amqp_table_clone refuses a table with an empty key,
+// which the wire format allows: the copy would lose every header.) Iterative:
+// a table can nest deeper than the stack allows recursion.
+bool CloneBytes(const amqp_bytes_t& in, amqp_bytes_t* out, amqp_pool_t* pool) {
+  *out = amqp_empty_bytes;
+  if (in.len == 0) return true;
+  out->bytes = amqp_pool_alloc(pool, in.len);
+  if (out->bytes == nullptr) return false;
+  std::memcpy(out->bytes, in.bytes, in.len);
+  out->len = in.len;
+  return true;
+}
+
+template <typename T>
+T* AllocArray(int n, amqp_pool_t* pool) {
+  return static_cast<T*>(amqp_pool_alloc(pool, sizeof(T) * static_cast<size_t>(n)));
+}
+
+bool CloneTable(const amqp_table_t& in, amqp_table_t* out, amqp_pool_t* pool) {
+  std::vector<std::pair<const amqp_field_value_t*, amqp_field_value_t*>> pending;  // values still to copy
+  auto copy_entries = [&](const amqp_table_t& from, amqp_table_t* to) {
+    *to = amqp_empty_table;
+    if (from.num_entries <= 0) return true;
+    to->entries = AllocArray<amqp_table_entry_t>(from.num_entries, pool);
+    if (to->entries == nullptr) return false;
+    to->num_entries = from.num_entries;
+    for (int i = 0; i < from.num_entries; ++i) {
+      if (!CloneBytes(from.entries[i].key, &to->entries[i].key, pool)) return false;
+      pending.emplace_back(&from.entries[i].value, &to->entries[i].value);
+    }
+    return true;
+  };
+  if (!copy_entries(in, out)) return false;
+  while (!pending.empty()) {
+    auto [from, to] = pending.back();
+    pending.pop_back();
+    *to = *from;  // scalars are values
+    switch (from->kind) {
+      case AMQP_FIELD_KIND_UTF8:
+      case AMQP_FIELD_KIND_BYTES:
+        if (!CloneBytes(from->value.bytes, &to->value.bytes, pool)) return false;
+        break;
+      case AMQP_FIELD_KIND_TABLE:
+        if (!copy_entries(from->value.table, &to->value.table)) return false;
+        break;
+      case AMQP_FIELD_KIND_ARRAY: {
+        const int n = from->value.array.num_entries;
+        to->value.array = amqp_empty_array;
+        if (n <= 0) break;
+        to->value.array.entries = AllocArray<amqp_field_value_t>(n, pool);
+        if (to->value.array.entries == nullptr) return false;
+        to->value.array.num_entries = n;
+        for (int i = 0; i < n; ++i) pending.emplace_back(&from->value.array.entries[i], &to->value.array.entries[i]);
+        break;
+      }
+      default: break;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -96,10 +168,11 @@ std::map<std::string, std::string> HeadersAsText(const amqp_table_t& table) {
   for (int i = 0; i < table.num_entries; ++i) {
     const amqp_field_value_t& v = table.entries[i].value;
     std::string key = BytesToString(table.entries[i].key);
+    if (out.count(key)) continue;  // a repeated name keeps its first value, the one Find() reads
     if (v.kind == AMQP_FIELD_KIND_UTF8 || v.kind == AMQP_FIELD_KIND_BYTES) {
       out[key] = BytesToString(v.value.bytes);
     } else {
-      json j = ToJson(v);
+      json j = ToJson(v, 0);
       out[key] = j.is_string() ? j.get<std::string>() : j.dump(-1, ' ', false, json::error_handler_t::replace);
     }
   }
@@ -133,7 +206,7 @@ FieldTable::~FieldTable() { empty_amqp_pool(&pool_); }
 void FieldTable::CopyFrom(const amqp_table_t& original) {
   entries_.clear();
   amqp_table_t clone{0, nullptr};
-  if (original.num_entries > 0 && amqp_table_clone(&original, &clone, &pool_) == AMQP_STATUS_OK)
+  if (CloneTable(original, &clone, &pool_))
     entries_.assign(clone.entries, clone.entries + clone.num_entries);
 }
 

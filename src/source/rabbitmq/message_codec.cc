@@ -3,6 +3,7 @@
 #include <amqp_framing.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "source/rabbitmq/connection.h"
 #include "source/rabbitmq/field_table.h"
@@ -15,6 +16,9 @@ const amqp_table_t& HeadersOf(const amqp_basic_properties_t& p) {
   return (p._flags & AMQP_BASIC_HEADERS_FLAG) ? p.headers : kEmpty;
 }
 
+// The largest AMQP timestamp (seconds) whose milliseconds fit in int64_t.
+constexpr uint64_t kMaxTimestampS = std::numeric_limits<int64_t>::max() / 1000;
+
 void Route(Outgoing& o, const std::string& queue) {
   o.exchange.clear();  // the default exchange routes by queue name
   o.routing_key = queue;
@@ -23,11 +27,15 @@ void Route(Outgoing& o, const std::string& queue) {
 }  // namespace
 
 int AttemptOf(const amqp_table_t& headers, const QueueNames& names) {
+  constexpr int64_t kMaxAttempt = 1'000'000;
   const int64_t stamped = std::max<int64_t>(GetInt(headers, kAttemptHeader).value_or(1), 1);
+  // Counts come from the wire: a negative one cannot take passes away, and the
+  // sum stops at the cap instead of overflowing.
   int64_t passes = 0;
   for (const Death& d : DeathsOf(headers))
-    if (d.reason == "expired" && names.IsWait(d.queue)) passes += d.count;
-  return static_cast<int>(std::min<int64_t>(std::max(stamped, 1 + passes), 1'000'000));
+    if (d.reason == "expired" && names.IsWait(d.queue) && d.count > 0)
+      passes = std::min(kMaxAttempt, passes + std::min(d.count, kMaxAttempt));
+  return static_cast<int>(std::min(std::max(stamped, 1 + passes), kMaxAttempt));
 }
 
 Message MessageFromAmqp(const amqp_basic_properties_t& p, amqp_bytes_t body, const std::string& routing_key,
@@ -41,7 +49,8 @@ Message MessageFromAmqp(const amqp_basic_properties_t& p, amqp_bytes_t body, con
   m.payload = BytesToString(body);
   m.attempt = AttemptOf(h, names);
   if (auto published = GetInt(h, kPublishedHeader)) m.published_at_ms = *published;
-  else if (p._flags & AMQP_BASIC_TIMESTAMP_FLAG) m.published_at_ms = static_cast<int64_t>(p.timestamp) * 1000;
+  else if ((p._flags & AMQP_BASIC_TIMESTAMP_FLAG) && p.timestamp <= kMaxTimestampS)
+    m.published_at_ms = static_cast<int64_t>(p.timestamp) * 1000;  // beyond that: unknown, as without one
   return m;
 }
 
