@@ -201,7 +201,8 @@ TEST_P(SourceConformance, ReleaseGivesTheMessageBackWithoutSpendingAnAttempt) {
 // A parked message is in the dead-letter queue, for every client, byte-exact,
 // with its reason, when Settle returns; the original is gone from the queue.
 TEST_P(SourceConformance, ParkedMessagesAreDeadLettersWithTheirReasonByteExact) {
-  const std::string bytes("{\"amount\":1e400,\"raw\":\"\xff\xfe\x00\x01\"}", 31);
+  static constexpr char kBytes[] = "{\"amount\":1e400,\"raw\":\"\xff\xfe\x00\x01\"}";
+  const std::string bytes(kBytes, sizeof kBytes - 1);  // the NUL inside counts, the terminator does not
   std::vector<Message> batch(1);
   batch[0].topic = "pay";
   batch[0].payload = bytes;
