@@ -2,40 +2,16 @@
 // a payload that cannot be keyed is parked byte-exact with a reason that names
 // the problem, its neighbours in the same batch are applied, and two payments
 // whose ids differ only beyond a double's precision are both applied.
-#include <gtest/gtest.h>
-
-#include "idem/embedded_queue.h"
-#include "idem/pipeline.h"
-#include "idem/store.h"
-#include "testing/test_util.h"
+#include "core/pipeline_test_fixture.h"
 
 namespace idem {
 namespace {
 
 using testing::CountEffects;
-using testing::ManualEnv;
 using testing::PayHandler;
-using testing::TempDir;
 
-class PipelineHostileTest : public ::testing::Test {
+class PipelineHostileTest : public PipelineFixture {
  protected:
-  void SetUp() override {
-    auto s = OpenSqliteStore(dir_.File("store.db"), {}, &env_);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
-    auto q = EmbeddedQueue::Open(dir_.File("queue.db"), {}, &env_);
-    ASSERT_TRUE(q.ok()) << q.status().ToString();
-    queue_ = std::move(*q);
-    testing::CreateEffectTables(*store_);
-  }
-
-  void Publish(const std::string& payload) {
-    Message m;
-    m.topic = "pay";
-    m.payload = payload;
-    ASSERT_TRUE(queue_->Publish(m).ok());
-  }
-
   // One batch holds everything published: the hostile message and its neighbours.
   BatchReport RunOneBatch(PipelineOptions o = {}) {
     o.max_linger_ms = 0;
@@ -53,11 +29,6 @@ class PipelineHostileTest : public ::testing::Test {
     EXPECT_TRUE(d.ok()) << d.status().ToString();
     return d.ok() ? *d : std::vector<DeadLetter>{};
   }
-
-  TempDir dir_;
-  ManualEnv env_;
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<EmbeddedQueue> queue_;
 };
 
 TEST_F(PipelineHostileTest, TwoPaymentsWhoseIdsDifferBeyondDoublePrecisionAreBothApplied) {
