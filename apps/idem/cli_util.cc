@@ -4,6 +4,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "connect/scheme_table.h"
+
 namespace idem::cli {
 
 std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url, QueueAccess access) {
@@ -18,14 +20,9 @@ std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url, QueueAccess acces
   return std::move(*q);
 }
 
-std::string RedactUrl(const std::string& url) {
-  const size_t scheme = url.find("://");
-  if (scheme == std::string::npos) return url;
-  const size_t at = url.find('@', scheme + 3);
-  const size_t colon = url.find(':', scheme + 3);
-  if (at == std::string::npos || colon == std::string::npos || colon > at) return url;
-  return url.substr(0, colon + 1) + "***" + url.substr(at);
-}
+// The same redaction as the wiring table's errors, so a password never shows
+// in one place and not in another.
+std::string RedactUrl(const std::string& url) { return connect::RedactedUrl(url); }
 
 std::string FormatTimeMs(int64_t ms) {
   if (ms == 0) return "-";
