@@ -37,12 +37,12 @@ void Duplicates(CheckReport& report, const std::map<std::string, int64_t>& count
 }  // namespace
 
 std::vector<Event> PaymentsWorkload::Events(FaultDice& dice, int count) {
-  payments::WorkloadOptions wo;
+  demo::WorkloadOptions wo;
   wo.seed = dice.env().Random64();
   wo.events = static_cast<size_t>(std::max(count, 10));
   // The business events and their oracle; the simulator brings its own faults,
   // so the cause's publications and fault plan are not used.
-  w_ = payments::MakeWorkload(payments::Cause::kProducerResend, wo);
+  w_ = demo::MakeWorkload(demo::Cause::kProducerResend, wo);
   std::vector<size_t> order(w_.events.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -56,7 +56,7 @@ std::vector<Event> PaymentsWorkload::Events(FaultDice& dice, int count) {
     business_index_.push_back(business);
   };
   for (size_t i : order) {
-    const payments::BusinessEvent& be = w_.events[i];
+    const demo::BusinessEvent& be = w_.events[i];
     Event e;
     e.msg.topic = be.topic;
     e.msg.payload = be.payload;
@@ -108,7 +108,7 @@ std::vector<HandlerSpec> PaymentsWorkload::Handlers(SimEnv& env) {
   // One bank and notice service for the whole run: every consumer incarnation's
   // handlers call the same one (and hold a pointer to it).
   if (!downstream_)
-    downstream_ = std::make_unique<payments::SimulatedDownstream>(&env, payments::SimulatedDownstream::Faults{});
+    downstream_ = std::make_unique<demo::SimulatedDownstream>(&env, demo::SimulatedDownstream::Faults{});
   return payments::PaymentHandlers(payments::ServiceOptions{downstream_.get(), nullptr});
 }
 
@@ -149,12 +149,12 @@ void PaymentsWorkload::Check(Store& store, const SimBroker& broker, const std::v
     auto it = parked.find(static_cast<int>(i));
     return it == parked.end() ? nullptr : &it->second;
   };
-  auto applied = [&](const payments::BusinessEvent& be) {
+  auto applied = [&](const demo::BusinessEvent& be) {
     switch (be.effect) {
-      case payments::EffectKind::kLedger: return flows.count(be.key + "/" + be.key2) > 0;
-      case payments::EffectKind::kStockMove: return moves.count(be.key) > 0;
-      case payments::EffectKind::kPoints: return points.count(be.key + "/" + be.key2) > 0;
-      case payments::EffectKind::kFinished: return true;  // state only: judged by the move log
+      case demo::EffectKind::kLedger: return flows.count(be.key + "/" + be.key2) > 0;
+      case demo::EffectKind::kStockMove: return moves.count(be.key) > 0;
+      case demo::EffectKind::kPoints: return points.count(be.key + "/" + be.key2) > 0;
+      case demo::EffectKind::kFinished: return true;  // state only: judged by the move log
     }
     return false;
   };
@@ -179,7 +179,7 @@ void PaymentsWorkload::Check(Store& store, const SimBroker& broker, const std::v
       if (e.conflicts_with < 0 && !reason) report.Fail("nothing_lost", name + " is poison but not in the terminal queue");
       continue;
     }
-    const payments::BusinessEvent& be = w_.events[static_cast<size_t>(b)];
+    const demo::BusinessEvent& be = w_.events[static_cast<size_t>(b)];
     if (is_conflict(reason) && e.conflicts_with < 0)
       report.Fail("legit_not_blocked", name + " was parked as a conflict but no other payload shares its key");
     if (be.topic == std::string(payments::kTopicPaySuccess) && reason && !applied(be)) parked_unapplied_payments++;

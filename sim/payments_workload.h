@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "payments/downstream.h"
-#include "payments/workload.h"
+#include "demo/simulated_downstream.h"
+#include "demo/workload.h"
 #include "sim/workload.h"
 
 namespace idem::sim {
@@ -21,9 +21,9 @@ class PaymentsWorkload final : public Workload {
   void Check(Store& store, const SimBroker& broker, const std::vector<Event>& events, CheckReport& report) override;
 
  private:
-  payments::Workload w_;
+  demo::Workload w_;
   std::vector<int> business_index_;  // sim event → index in w_.events (-1: poison or conflict copy)
-  std::unique_ptr<payments::SimulatedDownstream> downstream_;
+  std::unique_ptr<demo::SimulatedDownstream> downstream_;
 };
 
 }  // namespace idem::sim

@@ -93,16 +93,16 @@ void CheckRedisAnswers(const std::string& url) {
 #endif
 }
 
-bool Selected(const DemoArgs& a, const payments::ScenarioInfo& s) {
+bool Selected(const DemoArgs& a, const demo::ScenarioInfo& s) {
   if (a.only.empty()) return true;
   for (const std::string& id : a.only)
     if (id == s.id) return true;
   return false;
 }
 
-payments::RunReport RunOne(const DemoArgs& a, const payments::Workload& w, bool protection,
+demo::RunReport RunOne(const DemoArgs& a, const demo::Workload& w, bool protection,
                            const std::string& dir, const std::string& label, const std::string& schema) {
-  payments::RunOptions o;
+  demo::RunOptions o;
   o.protection = protection;
   o.dir = dir;
   o.store_url = a.store_url;
@@ -110,7 +110,7 @@ payments::RunReport RunOne(const DemoArgs& a, const payments::Workload& w, bool 
   o.redis_url = a.redis_url;
   o.broker_url = a.broker;
   o.speedup = a.speedup;
-  auto r = payments::RunScenario(w, o);
+  auto r = demo::RunScenario(w, o);
   if (!r.ok())
     throw CliError(label + " failed: " + r.status().ToString() +
                    (a.keep.empty() ? "" : " (databases in " + dir + ")"));
@@ -125,7 +125,7 @@ void Run(const DemoArgs& a) {
   CheckRedisAnswers(a.redis_url);
   for (const std::string& id : a.only) {
     bool known = false;
-    for (const auto& s : payments::Scenarios()) known |= id == s.id;
+    for (const auto& s : demo::Scenarios()) known |= id == s.id;
     if (!known) throw CliError("unknown scenario '" + id + "'; the scenarios are 001, A1, A2, A3, A4, A5, A6", 2);
   }
   RunFolder folder(a.keep);
@@ -143,10 +143,10 @@ void Run(const DemoArgs& a) {
     summary.setup = store + filter + " and " + queue;
 
   size_t total = 0, done = 0;
-  for (const auto& s : payments::Scenarios()) total += Selected(a, s) ? 2 : 0;
-  for (const auto& s : payments::Scenarios()) {
+  for (const auto& s : demo::Scenarios()) total += Selected(a, s) ? 2 : 0;
+  for (const auto& s : demo::Scenarios()) {
     if (!Selected(a, s)) continue;
-    payments::Workload w = payments::MakeWorkload(s.cause, {a.seed, a.messages});
+    demo::Workload w = demo::MakeWorkload(s.cause, {a.seed, a.messages});
     DemoRow row;
     row.scenario = &s;
     for (bool protection : {false, true}) {
@@ -155,7 +155,7 @@ void Run(const DemoArgs& a) {
       std::cerr << "[" << ++done << "/" << total << "] " << label << " ... " << std::flush;
       std::string schema = "idem_demo_" + std::string(s.id) + "_" + mode;
       for (char& ch : schema) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      payments::RunReport r;
+      demo::RunReport r;
       try {
         r = RunOne(a, w, protection, folder.Sub(std::string(s.id) + "-" + mode), label, schema);
       } catch (const CliError&) {

@@ -10,8 +10,8 @@ namespace idem::cli {
 namespace {
 
 using nlohmann::json;
-using payments::Damage;
-using payments::RunReport;
+using demo::Damage;
+using demo::RunReport;
 
 std::string Fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string Fmt(const char* format, ...) {
@@ -115,7 +115,7 @@ std::string RenderTable(const DemoSummary& s) {
   }
   out << std::string(126, '-') << "\n";
   for (const DemoRow& r : s.rows) {
-    if (r.scenario->cause != payments::Cause::kIncident) continue;
+    if (r.scenario->cause != demo::Cause::kIncident) continue;
     out << "Incident 001 replayed: payment P20260928001, 199.00 for user 10086, published at 10:00:01; the bank\n"
         << "call takes 11 s and the in-app notice after the charge throws once.\n"
         << "  off   " << Charges(r.off.incident_charge_times_ms)

@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "payments/scenario_run.h"
-#include "payments/workload.h"
+#include "demo/scenario_run.h"
+#include "demo/workload.h"
 
 namespace idem::cli {
 
 struct DemoRow {
-  const payments::ScenarioInfo* scenario = nullptr;
-  payments::RunReport off;   // the incident's naive consumer
-  payments::RunReport on;    // the payments service behind idem
+  const demo::ScenarioInfo* scenario = nullptr;
+  demo::RunReport off;   // the incident's naive consumer
+  demo::RunReport on;    // the payments service behind idem
 };
 
 struct DemoSummary {

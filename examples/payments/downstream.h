@@ -5,11 +5,8 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <set>
 #include <string>
 
-#include "idem/env.h"
 #include "idem/status.h"
 
 namespace idem::payments {
@@ -34,36 +31,6 @@ class Downstream {
   // pipeline (idem) or the listener container (naive), which is what the
   // incident's code did.
   virtual Status SendNotice(const Notice& notice) = 0;
-};
-
-// What the bank and the notice service saw, for reports.
-struct DownstreamStats {
-  int64_t debit_calls = 0;
-  int64_t debits_charged = 0;  // after the bank's deduplication by key
-  int64_t notice_calls = 0;
-  int64_t notices_delivered = 0;  // after the notice service's deduplication by key
-};
-
-// A deterministic stand-in: latency through Env, faults from a plan.
-class SimulatedDownstream final : public Downstream {
- public:
-  struct Faults {
-    std::map<std::string, int64_t> slow_debit_ms;  // payment_id → how long the bank takes
-    std::set<std::string> notice_throws_once;      // event keys whose first notice throws
-  };
-  SimulatedDownstream(Env* env, Faults faults) : env_(env), faults_(std::move(faults)) {}
-
-  Status ConfirmDebit(const std::string& idempotency_key, const std::string& payment_id,
-                      int64_t amount_cents) override;
-  Status SendNotice(const Notice& notice) override;
-
-  const DownstreamStats& stats() const { return stats_; }
-
- private:
-  Env* env_;
-  Faults faults_;
-  std::set<std::string> debit_keys_, notice_keys_, notices_thrown_;
-  DownstreamStats stats_;
 };
 
 }  // namespace idem::payments

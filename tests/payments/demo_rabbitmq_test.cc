@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "invariants.h"
-#include "payments/scenario_run.h"
+#include "demo/scenario_run.h"
 #include "testing/test_util.h"
 
-namespace idem::payments {
+namespace idem::demo {
 namespace {
 
 std::string AmqpUrl() {
@@ -88,4 +88,4 @@ TEST(DemoOnRabbitMqCli, ReplaysTheIncidentAndSaysWhereTheTerminalQueueIs) {
 }
 
 }  // namespace
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -9,8 +9,8 @@
 #include "payments/events.h"
 #include "payments/handlers.h"
 #include "payments/schema.h"
-#include "payments/seeded_env.h"
-#include "payments/workload.h"
+#include "demo/seeded_env.h"
+#include "demo/workload.h"
 #include "testing/test_util.h"
 
 namespace idem::payments {
@@ -91,7 +91,7 @@ class HandlersTest : public ::testing::Test {
   std::optional<Record> RecordOf(const std::string& key) { return *store_->ReadRecord("payments", key); }
 
   idem::testing::TempDir dir_;
-  SeededEnv env_{kIncidentMorningMs, 1};
+  demo::SeededEnv env_{demo::kIncidentMorningMs, 1};
   std::unique_ptr<Store> store_;
   std::unique_ptr<EmbeddedQueue> queue_;
   RecordingDownstream downstream_;

@@ -10,7 +10,7 @@
 #include "idem/store.h"
 #include "payments/events.h"
 
-namespace idem::payments::testing {
+namespace idem::demo::testing {
 namespace {
 
 Rows Select(Store& store, const std::string& sql, const std::vector<Value>& params = {}) {
@@ -77,16 +77,16 @@ int RepeatPaymentsCharged(const std::string& dir, const Workload& w) {
   if (!store.ok()) return -1;
   std::map<std::string, std::string> order_of_payment;  // the order each payment pays
   for (const BusinessEvent& e : w.events)
-    if (e.topic == kTopicPaySuccess) order_of_payment[e.key] = ParsePaySuccess(e.payload)->order_no;
-  std::map<std::string, const OrderSeed*> by_order;
-  for (const OrderSeed& o : w.orders) by_order[o.order_no] = &o;
+    if (e.topic == payments::kTopicPaySuccess) order_of_payment[e.key] = payments::ParsePaySuccess(e.payload)->order_no;
+  std::map<std::string, const payments::OrderSeed*> by_order;
+  for (const payments::OrderSeed& o : w.orders) by_order[o.order_no] = &o;
   std::map<std::string, int> seen;  // user/sku/amount → orders so far
   int charged = 0;
   for (const auto& [payment, order_no] : order_of_payment) {
-    const OrderSeed& o = *by_order.at(order_no);
+    const payments::OrderSeed& o = *by_order.at(order_no);
     if (seen[o.user_id + "/" + o.sku + "/" + std::to_string(o.amount_cents)]++ == 0) continue;
     const int64_t rows = AsInt(Select(**store, "SELECT COUNT(*) FROM pay_account_flows WHERE biz_no = ? AND type = ?",
-                                      {payment, std::string(kFlowPay)})[0][0]);
+                                      {payment, std::string(payments::kFlowPay)})[0][0]);
     if (rows != 1) return -1;
     ++charged;
   }
@@ -154,4 +154,4 @@ Violations CheckInvariants(const std::string& dir, const Workload& w, const std:
   return v;
 }
 
-}  // namespace idem::payments::testing
+}  // namespace idem::demo::testing

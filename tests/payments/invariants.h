@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "payments/workload.h"
+#include "demo/workload.h"
 
-namespace idem::payments::testing {
+namespace idem::demo::testing {
 
 struct Violations {
   std::vector<std::string> ledger_duplicates;   // (biz_no, type) more than once
@@ -37,4 +37,4 @@ int RepeatPaymentsCharged(const std::string& dir, const Workload& w);
 std::string StorePath(const std::string& dir);
 std::string QueuePath(const std::string& dir);
 
-}  // namespace idem::payments::testing
+}  // namespace idem::demo::testing

@@ -4,10 +4,10 @@
 
 #include "idem/store.h"
 #include "invariants.h"
-#include "payments/scenario_run.h"
+#include "demo/scenario_run.h"
 #include "testing/test_util.h"
 
-namespace idem::payments {
+namespace idem::demo {
 namespace {
 
 RunReport RunOff(const Workload& w, const std::string& dir) {
@@ -64,4 +64,4 @@ TEST(ProtectionOff, OutOfOrderEventsRegressOrderStates) {
 }
 
 }  // namespace
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "invariants.h"
-#include "payments/scenario_run.h"
+#include "demo/scenario_run.h"
 #include "testing/test_util.h"
 
-namespace idem::payments {
+namespace idem::demo {
 namespace {
 
 class ServiceInvariants : public ::testing::TestWithParam<Cause> {};
@@ -45,4 +45,4 @@ INSTANTIATE_TEST_SUITE_P(AllCauses, ServiceInvariants,
                          Name);
 
 }  // namespace
-}  // namespace idem::payments
+}  // namespace idem::demo

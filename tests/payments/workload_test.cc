@@ -5,10 +5,10 @@
 #include <set>
 
 #include "payments/events.h"
-#include "payments/scenario_run.h"
+#include "demo/scenario_run.h"
 #include "testing/test_util.h"
 
-namespace idem::payments {
+namespace idem::demo {
 namespace {
 
 std::string Fingerprint(const Workload& w) {
@@ -19,7 +19,7 @@ std::string Fingerprint(const Workload& w) {
   for (const auto* set : {&w.faults.crash_after_commit, &w.faults.stall_past_visibility, &w.faults.revoke_after,
                           &w.faults.downstream.notice_throws_once})
     for (const std::string& s : *set) out += "fault " + s + "\n";
-  for (const AccountSeed& a : w.accounts) out += a.user_id + "=" + std::to_string(a.opening_cents) + "\n";
+  for (const payments::AccountSeed& a : w.accounts) out += a.user_id + "=" + std::to_string(a.opening_cents) + "\n";
   return out;
 }
 
@@ -50,7 +50,7 @@ TEST(Workload, HoldsLegitimateRepeatPaymentsWithTheSameAmount) {
   Workload w = MakeWorkload(Cause::kIncident, {9, 500});
   std::set<std::string> seen;
   int repeats = 0;
-  for (const OrderSeed& o : w.orders)
+  for (const payments::OrderSeed& o : w.orders)
     repeats += !seen.insert(o.user_id + "/" + o.sku + "/" + std::to_string(o.quantity)).second;
   EXPECT_GT(repeats, 0);
 }
@@ -87,9 +87,9 @@ TEST(Workload, EachCauseCarriesItsFault) {
   int late_copies = 0;
   for (const Publication& p : ooo.publications) {
     const BusinessEvent& e = ooo.events[p.event];
-    if (e.topic == kTopicShip) ship_at[e.key] = p.at_ms;
-    if (e.topic == kTopicPaySuccess && p.message_id.ends_with("-late")) late_copies++;
-    else if (e.topic == kTopicPaySuccess) pay_at[ParsePaySuccess(e.payload)->order_no] = p.at_ms;
+    if (e.topic == payments::kTopicShip) ship_at[e.key] = p.at_ms;
+    if (e.topic == payments::kTopicPaySuccess && p.message_id.ends_with("-late")) late_copies++;
+    else if (e.topic == payments::kTopicPaySuccess) pay_at[payments::ParsePaySuccess(e.payload)->order_no] = p.at_ms;
   }
   int paid_after_ship = 0;
   for (const auto& [order, at] : ship_at) paid_after_ship += pay_at.at(order) > at;
@@ -116,4 +116,4 @@ TEST(Workload, TheSameSeedReplaysTheSameRun) {
 }
 
 }  // namespace
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -1,6 +1,6 @@
-#include "payments/driven_source.h"
+#include "demo/driven_source.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 Result<std::vector<Message>> DrivenSource::Poll(size_t max_messages, int64_t max_wait_ms) {
   auto got = queue_->Poll(max_messages, max_wait_ms);
@@ -37,4 +37,4 @@ Status DrivenSource::Settle(const std::vector<Settlement>& settlements) {
   return queue_->Settle(settlements);
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

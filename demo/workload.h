@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "payments/faults.h"
+#include "demo/faults.h"
 #include "payments/schema.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 enum class Cause {
   kIncident,          // incident 001: a notice throws after the charge, AUTO ack requeues it, a second instance charges again
@@ -78,9 +78,9 @@ struct Workload {
   uint64_t seed = 0;
   int64_t start_ms = 0;   // the simulated wall clock at the start of the run
   size_t consumers = 1;   // consumer instances reading the queue
-  std::vector<AccountSeed> accounts;
-  std::vector<SkuSeed> skus;
-  std::vector<OrderSeed> orders;
+  std::vector<payments::AccountSeed> accounts;
+  std::vector<payments::SkuSeed> skus;
+  std::vector<payments::OrderSeed> orders;
   std::vector<BusinessEvent> events;
   std::vector<Publication> publications;  // in publishing order (by at_ms)
   FaultPlan faults;
@@ -98,4 +98,4 @@ inline constexpr int64_t kIncidentMorningMs = 1'790'560'800'000;
 
 Workload MakeWorkload(Cause cause, const WorkloadOptions& options);
 
-}  // namespace idem::payments
+}  // namespace idem::demo

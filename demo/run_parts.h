@@ -8,12 +8,12 @@
 
 #include "idem/broker.h"
 #include "idem/store.h"
-#include "payments/consumer.h"
-#include "payments/downstream.h"
-#include "payments/faults.h"
-#include "payments/scenario_run.h"
+#include "demo/consumer.h"
+#include "demo/simulated_downstream.h"
+#include "demo/faults.h"
+#include "demo/scenario_run.h"
 
-namespace idem::payments::detail {
+namespace idem::demo::detail {
 
 // The run's store: store.db in RunOptions::dir, or its own schema on PostgreSQL.
 Result<std::unique_ptr<Store>> OpenRunStore(const RunOptions& o, Env* env);
@@ -51,4 +51,4 @@ Status MeasureInto(const Workload& w, const RunOptions& o, Env* env, Broker& que
 // RunScenario with RunOptions::broker_url set (broker_run.cc).
 Result<RunReport> RunOnBroker(const Workload& workload, const RunOptions& options);
 
-}  // namespace idem::payments::detail
+}  // namespace idem::demo::detail

@@ -1,6 +1,6 @@
-#include "payments/seeded_env.h"
+#include "demo/seeded_env.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 uint64_t SeededEnv::Random64() {
   // splitmix64: tiny, fast, and every seed (0 included) gives a good stream.
@@ -21,4 +21,4 @@ bool Draw::Chance(double p) {
   return u < p;
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -1,16 +1,40 @@
 // The clean business of a workload: accounts, stock, orders and their stories
 // (pay → ship → finish, pay → refund, or pay only), top-ups for users who run
 // short, campaign points, repeat purchases — and the oracle of what it must end with.
-#include "payments/workload.h"
+#include "demo/workload.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "payments/cause_shaping.h"
+#include "demo/cause_shaping.h"
 #include "payments/events.h"
 #include "payments/order_states.h"
 
-namespace idem::payments {
+namespace idem::demo {
+
+// The payments service's events and seeds, which this file composes throughout.
+using payments::Finish;
+using payments::OrderSeed;
+using payments::PaySuccess;
+using payments::PointsGrant;
+using payments::Refund;
+using payments::Ship;
+using payments::SkuSeed;
+using payments::ToPayload;
+using payments::TopUp;
+using payments::kFinished;
+using payments::kFlowPay;
+using payments::kFlowRefund;
+using payments::kFlowTopUp;
+using payments::kPaid;
+using payments::kRefunded;
+using payments::kTopicFinish;
+using payments::kTopicPaySuccess;
+using payments::kTopicPoints;
+using payments::kTopicRefund;
+using payments::kTopicShip;
+using payments::kTopicTopUp;
+
 namespace {
 
 using detail::OrderEvents;
@@ -199,4 +223,4 @@ Workload MakeWorkload(Cause cause, const WorkloadOptions& options) {
   return w;
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -16,15 +16,15 @@
 
 #include "idem/broker.h"
 #include "idem/store.h"
-#include "payments/downstream.h"
-#include "payments/consumer.h"
-#include "payments/faults.h"
+#include "demo/simulated_downstream.h"
+#include "demo/consumer.h"
+#include "demo/faults.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 class NaiveConsumer final : public Consumer {
  public:
-  NaiveConsumer(std::unique_ptr<Broker> queue, std::unique_ptr<Store> store, Env* env, Downstream* downstream,
+  NaiveConsumer(std::unique_ptr<Broker> queue, std::unique_ptr<Store> store, Env* env, payments::Downstream* downstream,
                 size_t index, size_t prefetch, FaultInjector* faults, DeliveryLog* log)
       : queue_(std::move(queue)),
         store_(std::move(store)),
@@ -60,11 +60,11 @@ class NaiveConsumer final : public Consumer {
   std::unique_ptr<Broker> queue_;
   std::unique_ptr<Store> store_;
   Env* env_;
-  Downstream* downstream_;
+  payments::Downstream* downstream_;
   size_t index_;
   size_t prefetch_;
   FaultInjector* faults_;
   DeliveryLog* log_;
 };
 
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -1,8 +1,8 @@
-#include "payments/scaled_clock.h"
+#include "demo/scaled_clock.h"
 
 #include <algorithm>
 
-namespace idem::payments {
+namespace idem::demo {
 
 ScaledClock::ScaledClock(int64_t start_ms, int64_t speedup, uint64_t seed, Env* real)
     : start_ms_(start_ms),
@@ -24,4 +24,4 @@ void ScaledClock::JumpTo(int64_t ms) {
   if (ms > now) offset_ms_ += ms - now;
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

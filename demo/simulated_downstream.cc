@@ -1,8 +1,8 @@
-#include "payments/downstream.h"
+#include "demo/simulated_downstream.h"
 
 #include <stdexcept>
 
-namespace idem::payments {
+namespace idem::demo {
 
 Status SimulatedDownstream::ConfirmDebit(const std::string& idempotency_key, const std::string& payment_id,
                                          int64_t /*amount_cents*/) {
@@ -14,7 +14,7 @@ Status SimulatedDownstream::ConfirmDebit(const std::string& idempotency_key, con
   return Status::OK();
 }
 
-Status SimulatedDownstream::SendNotice(const Notice& notice) {
+Status SimulatedDownstream::SendNotice(const payments::Notice& notice) {
   stats_.notice_calls++;
   if (faults_.notice_throws_once.count(notice.event_key) && notices_thrown_.insert(notice.event_key).second)
     throw std::runtime_error("notice service: connection reset while sending " + notice.event_key);
@@ -23,4 +23,4 @@ Status SimulatedDownstream::SendNotice(const Notice& notice) {
   return Status::OK();
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -1,13 +1,13 @@
-#include "payments/run_parts.h"
+#include "demo/run_parts.h"
 
 #include <map>
 
 #include "idem/fast_filter.h"
-#include "payments/idem_consumer.h"
-#include "payments/naive_consumer.h"
+#include "demo/idem_consumer.h"
+#include "demo/naive_consumer.h"
 #include "payments/schema.h"
 
-namespace idem::payments::detail {
+namespace idem::demo::detail {
 namespace {
 
 // The run's own schema on a shared PostgreSQL database.
@@ -37,8 +37,9 @@ Status PrepareStore(const Workload& w, const RunOptions& o, Env* env) {
   }
   auto store = OpenRunStore(o, env);
   if (!store.ok()) return store.status();
-  IDEM_RETURN_IF_ERROR(CreateSchema(**store, o.protection ? SchemaVariant::kGuarded : SchemaVariant::kIncident));
-  return SeedData(**store, w.accounts, w.skus, w.orders);
+  IDEM_RETURN_IF_ERROR(payments::CreateSchema(
+      **store, o.protection ? payments::SchemaVariant::kGuarded : payments::SchemaVariant::kIncident));
+  return payments::SeedData(**store, w.accounts, w.skus, w.orders);
 }
 
 Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_ptr<Broker> queue, size_t index,
@@ -53,7 +54,7 @@ Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_
   po.consumer_group = "payments";
   po.batch_size = o.batch_size;
   po.max_linger_ms = p.max_linger_ms;
-  ServiceOptions so{p.downstream, o.service_log};
+  payments::ServiceOptions so{p.downstream, o.service_log};
   auto c = IdemConsumer::Create(std::move(queue), std::move(*store), p.env, index, p.faults, p.log, po, so);
   if (!c.ok()) return c.status();
   if (!o.redis_url.empty()) {
@@ -103,4 +104,4 @@ Status MeasureInto(const Workload& w, const RunOptions& o, Env* env, Broker& que
   return Status::OK();
 }
 
-}  // namespace idem::payments::detail
+}  // namespace idem::demo::detail

@@ -10,9 +10,9 @@
 
 #include "idem/broker.h"
 #include "idem/store.h"
-#include "payments/workload.h"
+#include "demo/workload.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 struct Damage {
   int64_t effects_expected = 0;    // rows a correct run writes (ledger, points, stock moves, notices)
@@ -41,4 +41,4 @@ Result<Damage> Measure(Store& store, Broker& queue, const Workload& workload);
 // When each PAY_DEDUCT ledger row of `payment_id` was written (ms), oldest first.
 Result<std::vector<int64_t>> ChargeTimes(Store& store, const std::string& payment_id);
 
-}  // namespace idem::payments
+}  // namespace idem::demo

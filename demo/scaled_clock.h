@@ -10,9 +10,9 @@
 #include <cstdint>
 
 #include "idem/env.h"
-#include "payments/seeded_env.h"
+#include "demo/seeded_env.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 class ScaledClock final : public Env {
  public:
@@ -49,4 +49,4 @@ class ScaledClock final : public Env {
   SeededEnv random_;
 };
 
-}  // namespace idem::payments
+}  // namespace idem::demo

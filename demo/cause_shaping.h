@@ -5,10 +5,10 @@
 #include <optional>
 #include <vector>
 
-#include "payments/seeded_env.h"
-#include "payments/workload.h"
+#include "demo/seeded_env.h"
+#include "demo/workload.h"
 
-namespace idem::payments::detail {
+namespace idem::demo::detail {
 
 // The events of one order, by index into Workload::events.
 struct OrderEvents {
@@ -24,4 +24,4 @@ std::string MessageId(size_t event);
 // copies: MakeWorkload adds those afterwards) and fills `w.faults` and `w.consumers`.
 void ApplyCause(Cause cause, Draw& draw, const std::vector<OrderEvents>& orders, Workload& w);
 
-}  // namespace idem::payments::detail
+}  // namespace idem::demo::detail

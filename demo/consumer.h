@@ -8,7 +8,7 @@
 #include "idem/message.h"
 #include "idem/status.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 // Every copy the broker handed to a consumer, in order.
 struct Delivery {
@@ -37,4 +37,4 @@ class Consumer {
   virtual Result<size_t> Step() = 0;
 };
 
-}  // namespace idem::payments
+}  // namespace idem::demo

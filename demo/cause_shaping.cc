@@ -1,11 +1,11 @@
-#include "payments/cause_shaping.h"
+#include "demo/cause_shaping.h"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "payments/events.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 const std::vector<ScenarioInfo>& Scenarios() {
   static const std::vector<ScenarioInfo> all = {
@@ -46,9 +46,9 @@ namespace {
 // The notice an event sends, or "" when it sends none.
 std::string NoticeOf(const BusinessEvent& e) {
   if (e.expect_parked) return {};
-  if (e.topic == kTopicPaySuccess) return NoticeKey("PAY_SUCCESS", e.key);
-  if (e.topic == kTopicRefund) return NoticeKey("REFUND", e.key);
-  if (e.topic == kTopicShip) return NoticeKey("SHIPPED", e.key);
+  if (e.topic == payments::kTopicPaySuccess) return payments::NoticeKey("PAY_SUCCESS", e.key);
+  if (e.topic == payments::kTopicRefund) return payments::NoticeKey("REFUND", e.key);
+  if (e.topic == payments::kTopicShip) return payments::NoticeKey("SHIPPED", e.key);
   return {};
 }
 
@@ -57,7 +57,7 @@ std::string NoticeOf(const BusinessEvent& e) {
 std::vector<std::string> PickPayments(Draw& draw, const Workload& w, double p) {
   std::vector<std::string> ids;
   for (size_t i = 0; i < w.events.size(); ++i)
-    if (w.events[i].topic == kTopicPaySuccess && draw.Chance(p)) ids.push_back(MessageId(i));
+    if (w.events[i].topic == payments::kTopicPaySuccess && draw.Chance(p)) ids.push_back(MessageId(i));
   return ids;
 }
 
@@ -84,7 +84,7 @@ void ApplyCause(Cause cause, Draw& draw, const std::vector<OrderEvents>& orders,
       // The bank call took 11 s that morning, and the in-app message threw once.
       w.consumers = 2;
       f.downstream.slow_debit_ms[w.incident_payment_id] = 11'000;
-      f.downstream.notice_throws_once.insert(NoticeKey("PAY_SUCCESS", w.incident_payment_id));
+      f.downstream.notice_throws_once.insert(payments::NoticeKey("PAY_SUCCESS", w.incident_payment_id));
       break;
     case Cause::kProducerResend:
       for (size_t i = 0; i < w.events.size(); ++i) {
@@ -119,4 +119,4 @@ void ApplyCause(Cause cause, Draw& draw, const std::vector<OrderEvents>& orders,
 }
 
 }  // namespace detail
-}  // namespace idem::payments
+}  // namespace idem::demo

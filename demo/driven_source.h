@@ -5,10 +5,10 @@
 #pragma once
 
 #include "idem/broker.h"
-#include "payments/consumer.h"
-#include "payments/faults.h"
+#include "demo/consumer.h"
+#include "demo/faults.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 class DrivenSource final : public Source {
  public:
@@ -28,4 +28,4 @@ class DrivenSource final : public Source {
   bool lose_settlements_ = false;
 };
 
-}  // namespace idem::payments
+}  // namespace idem::demo

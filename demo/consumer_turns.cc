@@ -1,6 +1,6 @@
-#include "payments/consumer_turns.h"
+#include "demo/consumer_turns.h"
 
-namespace idem::payments::detail {
+namespace idem::demo::detail {
 
 ConsumerTurns::ConsumerTurns(const FaultPlan* plan) : faults_(plan) {
   faults_.on_stall = [this](size_t consumer, const std::vector<std::string>& ids) { HandOver(ids, consumer); };
@@ -32,4 +32,4 @@ void ConsumerTurns::HandOver(const std::vector<std::string>& ids, size_t from) {
   faults_.SetHandingOver(false);
 }
 
-}  // namespace idem::payments::detail
+}  // namespace idem::demo::detail

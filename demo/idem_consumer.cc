@@ -1,14 +1,14 @@
-#include "payments/idem_consumer.h"
+#include "demo/idem_consumer.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 Result<std::unique_ptr<IdemConsumer>> IdemConsumer::Create(std::unique_ptr<Broker> queue, std::unique_ptr<Store> store,
                                                            Env* env, size_t index, FaultInjector* faults,
                                                            DeliveryLog* log, PipelineOptions options,
-                                                           const ServiceOptions& service) {
+                                                           const payments::ServiceOptions& service) {
   std::unique_ptr<IdemConsumer> c(
       new IdemConsumer(std::move(queue), std::move(store), env, index, faults, log, std::move(options)));
-  IDEM_RETURN_IF_ERROR(RegisterPaymentHandlers(c->pipeline_, service));
+  IDEM_RETURN_IF_ERROR(payments::RegisterPaymentHandlers(c->pipeline_, service));
   return c;
 }
 
@@ -26,4 +26,4 @@ Result<size_t> IdemConsumer::Step() {
   return r.polled;
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "payments/downstream.h"
-#include "payments/measure.h"
-#include "payments/workload.h"
+#include "demo/simulated_downstream.h"
+#include "demo/measure.h"
+#include "demo/workload.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 struct RunOptions {
   bool protection = true;                   // true: idem; false: the incident's naive consumer
@@ -75,4 +75,4 @@ struct RunReport {
 
 Result<RunReport> RunScenario(const Workload& workload, const RunOptions& options);
 
-}  // namespace idem::payments
+}  // namespace idem::demo

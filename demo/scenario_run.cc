@@ -1,14 +1,14 @@
-#include "payments/scenario_run.h"
+#include "demo/scenario_run.h"
 
 #include <algorithm>
 #include <set>
 
 #include "idem/embedded_queue.h"
-#include "payments/consumer_turns.h"
-#include "payments/run_parts.h"
-#include "payments/seeded_env.h"
+#include "demo/consumer_turns.h"
+#include "demo/run_parts.h"
+#include "demo/seeded_env.h"
 
-namespace idem::payments {
+namespace idem::demo {
 namespace {
 
 // How far the clock moves while nothing is ready: doubling, reset by progress.
@@ -167,4 +167,4 @@ Result<RunReport> RunScenario(const Workload& workload, const RunOptions& option
   return run.Go();
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -8,7 +8,7 @@
 
 #include "idem/env.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 class SeededEnv final : public Env {
  public:
@@ -43,4 +43,4 @@ class Draw {
   Env& env_;
 };
 
-}  // namespace idem::payments
+}  // namespace idem::demo

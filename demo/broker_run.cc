@@ -19,12 +19,12 @@
 // consumer's prefetch buffer. While nothing is in flight, the clock jumps to
 // the next publication.
 #include "idem/retry.h"
-#include "payments/consumer_turns.h"
-#include "payments/run_parts.h"
-#include "payments/scaled_clock.h"
-#include "payments/tracked_broker.h"
+#include "demo/consumer_turns.h"
+#include "demo/run_parts.h"
+#include "demo/scaled_clock.h"
+#include "demo/tracked_broker.h"
 
-namespace idem::payments::detail {
+namespace idem::demo::detail {
 namespace {
 
 // Real milliseconds a poll waits for a first message while the run is idle.
@@ -214,4 +214,4 @@ Result<RunReport> RunOnBroker(const Workload& workload, const RunOptions& option
   return run.Go();
 }
 
-}  // namespace idem::payments::detail
+}  // namespace idem::demo::detail

@@ -8,17 +8,17 @@
 #include "idem/broker.h"
 #include "idem/pipeline.h"
 #include "idem/store.h"
-#include "payments/driven_source.h"
+#include "demo/driven_source.h"
 #include "payments/handlers.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 class IdemConsumer final : public Consumer {
  public:
   // Takes its own queue and store connections, as a separate process would.
   static Result<std::unique_ptr<IdemConsumer>> Create(std::unique_ptr<Broker> queue, std::unique_ptr<Store> store,
                                                       Env* env, size_t index, FaultInjector* faults, DeliveryLog* log,
-                                                      PipelineOptions options, const ServiceOptions& service);
+                                                      PipelineOptions options, const payments::ServiceOptions& service);
 
   Result<size_t> Step() override;
 
@@ -40,4 +40,4 @@ class IdemConsumer final : public Consumer {
   std::unique_ptr<FastFilter> filter_;
 };
 
-}  // namespace idem::payments
+}  // namespace idem::demo

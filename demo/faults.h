@@ -19,9 +19,9 @@
 
 #include "idem/message.h"
 #include "idem/status.h"
-#include "payments/downstream.h"
+#include "demo/simulated_downstream.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 struct FaultPlan {
   std::set<std::string> crash_after_commit;     // message ids
@@ -63,4 +63,4 @@ class FaultInjector {
   bool handing_over_ = false;
 };
 
-}  // namespace idem::payments
+}  // namespace idem::demo

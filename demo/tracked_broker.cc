@@ -1,8 +1,8 @@
-#include "payments/tracked_broker.h"
+#include "demo/tracked_broker.h"
 
 #include <algorithm>
 
-namespace idem::payments {
+namespace idem::demo {
 
 Result<std::vector<Message>> TrackedBroker::Poll(size_t max_messages, int64_t max_wait_ms) {
   auto got = inner_->Poll(max_messages, std::max(clock_->ToRealMs(max_wait_ms), min_wait_ms_));
@@ -36,4 +36,4 @@ Status TrackedBroker::AbandonDeliveries() {
   return Status::OK();
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

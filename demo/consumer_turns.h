@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "payments/consumer.h"
-#include "payments/faults.h"
+#include "demo/consumer.h"
+#include "demo/faults.h"
 
-namespace idem::payments::detail {
+namespace idem::demo::detail {
 
 class ConsumerTurns {
  public:
@@ -65,4 +65,4 @@ class HandOverWait {
   size_t seen_;
 };
 
-}  // namespace idem::payments::detail
+}  // namespace idem::demo::detail

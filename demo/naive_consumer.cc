@@ -1,11 +1,11 @@
-#include "payments/naive_consumer.h"
+#include "demo/naive_consumer.h"
 
 #include <stdexcept>
 
 #include "payments/events.h"
 #include "payments/order_states.h"
 
-namespace idem::payments {
+namespace idem::demo {
 namespace {
 
 template <typename T>
@@ -53,41 +53,41 @@ Result<size_t> NaiveConsumer::Step() {
 }
 
 void NaiveConsumer::OnMessage(const Message& m) {
-  if (m.topic == kTopicPaySuccess) return OnPaySuccess(m.payload);
-  if (m.topic == kTopicRefund) return OnRefund(m.payload);
-  if (m.topic == kTopicShip) return OnShip(m.payload);
-  if (m.topic == kTopicFinish) return OnFinish(m.payload);
-  if (m.topic == kTopicTopUp) return OnTopUp(m.payload);
-  if (m.topic == kTopicPoints) return OnPoints(m.payload);
+  if (m.topic == payments::kTopicPaySuccess) return OnPaySuccess(m.payload);
+  if (m.topic == payments::kTopicRefund) return OnRefund(m.payload);
+  if (m.topic == payments::kTopicShip) return OnShip(m.payload);
+  if (m.topic == payments::kTopicFinish) return OnFinish(m.payload);
+  if (m.topic == payments::kTopicTopUp) return OnTopUp(m.payload);
+  if (m.topic == payments::kTopicPoints) return OnPoints(m.payload);
   throw std::runtime_error("no listener for topic " + m.topic);
 }
 
 // PaySuccessListener.onMessage of the post-mortem, step by step.
 void NaiveConsumer::OnPaySuccess(const std::string& payload) {
-  PaySuccess ev = OrThrow(ParsePaySuccess(payload));
+  payments::PaySuccess ev = OrThrow(payments::ParsePaySuccess(payload));
   // orderService.markPaid: no status condition, return value ignored.
   Update("UPDATE pay_orders SET status = ?, payment_id = ?, updated_at_ms = ? WHERE order_no = ?",
-         {std::string(kPaid), ev.payment_id, env_->NowMs(), ev.order_no});
+         {std::string(payments::kPaid), ev.payment_id, env_->NowMs(), ev.order_no});
   // accountService.deduct: no unique key, no status check, no deduplication.
-  MoveMoney(ev.user_id, -ev.amount_cents, ev.payment_id, kFlowPay, ev.payment_id);
+  MoveMoney(ev.user_id, -ev.amount_cents, ev.payment_id, payments::kFlowPay, ev.payment_id);
   Update("INSERT INTO pay_points (payment_id, scene, user_id, points, created_at_ms) VALUES (?, ?, ?, ?, ?)",
-         {ev.payment_id, std::string(kScenePay), ev.user_id, ev.amount_cents / 100, env_->NowMs()});
+         {ev.payment_id, std::string(payments::kScenePay), ev.user_id, ev.amount_cents / 100, env_->NowMs()});
   // The non-critical in-app message that threw in the incident.
   SendNotice("PAY_SUCCESS", ev.payment_id, ev.user_id, ev.order_no);
 }
 
 void NaiveConsumer::OnRefund(const std::string& payload) {
-  Refund ev = OrThrow(ParseRefund(payload));
+  payments::Refund ev = OrThrow(payments::ParseRefund(payload));
   Update("UPDATE pay_orders SET status = ?, updated_at_ms = ? WHERE order_no = ?",
-         {std::string(kRefunded), env_->NowMs(), ev.order_no});
-  MoveMoney(ev.user_id, ev.amount_cents, ev.refund_id, kFlowRefund, "");
+         {std::string(payments::kRefunded), env_->NowMs(), ev.order_no});
+  MoveMoney(ev.user_id, ev.amount_cents, ev.refund_id, payments::kFlowRefund, "");
   SendNotice("REFUND", ev.refund_id, ev.user_id, ev.order_no);
 }
 
 void NaiveConsumer::OnShip(const std::string& payload) {
-  Ship ev = OrThrow(ParseShip(payload));
+  payments::Ship ev = OrThrow(payments::ParseShip(payload));
   Update("UPDATE pay_orders SET status = ?, updated_at_ms = ? WHERE order_no = ?",
-         {std::string(kShipped), env_->NowMs(), ev.order_no});
+         {std::string(payments::kShipped), env_->NowMs(), ev.order_no});
   Rows stock = Select("SELECT quantity FROM pay_stock WHERE sku = ?", {ev.sku});
   if (stock.empty()) throw std::runtime_error("no stock row for " + ev.sku);
   Update("UPDATE pay_stock SET quantity = ? WHERE sku = ?", {AsInt(stock[0][0]) - ev.quantity, ev.sku});
@@ -98,18 +98,18 @@ void NaiveConsumer::OnShip(const std::string& payload) {
 }
 
 void NaiveConsumer::OnFinish(const std::string& payload) {
-  Finish ev = OrThrow(ParseFinish(payload));
+  payments::Finish ev = OrThrow(payments::ParseFinish(payload));
   Update("UPDATE pay_orders SET status = ?, updated_at_ms = ? WHERE order_no = ?",
-         {std::string(kFinished), env_->NowMs(), ev.order_no});
+         {std::string(payments::kFinished), env_->NowMs(), ev.order_no});
 }
 
 void NaiveConsumer::OnTopUp(const std::string& payload) {
-  TopUp ev = OrThrow(ParseTopUp(payload));
-  MoveMoney(ev.user_id, ev.amount_cents, ev.topup_id, kFlowTopUp, "");
+  payments::TopUp ev = OrThrow(payments::ParseTopUp(payload));
+  MoveMoney(ev.user_id, ev.amount_cents, ev.topup_id, payments::kFlowTopUp, "");
 }
 
 void NaiveConsumer::OnPoints(const std::string& payload) {
-  PointsGrant ev = OrThrow(ParsePointsGrant(payload));
+  payments::PointsGrant ev = OrThrow(payments::ParsePointsGrant(payload));
   Update("INSERT INTO pay_points (payment_id, scene, user_id, points, created_at_ms) VALUES (?, ?, ?, ?, ?)",
          {ev.payment_id, ev.scene, ev.user_id, ev.points, env_->NowMs()});
 }
@@ -131,7 +131,7 @@ void NaiveConsumer::MoveMoney(const std::string& user_id, int64_t delta, const s
 
 void NaiveConsumer::SendNotice(const std::string& kind, const std::string& business_id, const std::string& user_id,
                                const std::string& order_no) {
-  const std::string key = NoticeKey(kind, business_id);
+  const std::string key = payments::NoticeKey(kind, business_id);
   Update("INSERT INTO pay_notifications (event_key, idempotency_key, order_no, kind, created_at_ms) "
          "VALUES (?, ?, ?, ?, ?)",
          {key, std::string(), order_no, kind, env_->NowMs()});
@@ -154,4 +154,4 @@ Rows NaiveConsumer::Select(std::string_view sql, const std::vector<Value>& param
   return rows;
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

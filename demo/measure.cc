@@ -1,4 +1,4 @@
-#include "payments/measure.h"
+#include "demo/measure.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 #include "payments/events.h"
 #include "payments/order_states.h"
 
-namespace idem::payments {
+namespace idem::demo {
 namespace {
 
 // Read-only queries in one transaction that is rolled back.
@@ -104,7 +104,7 @@ Status CheckOrdersAndStock(Reader& r, const Workload& w, Damage* d) {
     const std::string have = AsText(row[1]);
     if (want == w.expected.state.end() || want->second == have) continue;
     d->wrong_states++;
-    if (OrderStates().Reaches(have, want->second)) d->regressed_states++;
+    if (payments::OrderStates().Reaches(have, want->second)) d->regressed_states++;
   }
   auto stock = r.Query("SELECT sku, quantity FROM pay_stock");
   if (!stock.ok()) return stock.status();
@@ -164,7 +164,7 @@ Result<Damage> Measure(Store& store, Broker& queue, const Workload& w) {
     if (!t.ok()) return t.status();
     d.effects_applied = Total(t->flows) + Total(t->points) + Total(t->moves) + Total(t->notices);
     d.duplicate_effects = Extra(t->flows) + Extra(t->points) + Extra(t->moves) + Extra(t->notices);
-    const std::string pay_suffix = std::string("\x1f") + kFlowPay;
+    const std::string pay_suffix = std::string("\x1f") + payments::kFlowPay;
     for (const auto& [k, v] : t->flows)
       if (v > 1 && k.ends_with(pay_suffix)) d.double_charges++;
     for (const BusinessEvent& e : w.events) {
@@ -190,11 +190,11 @@ Result<std::vector<int64_t>> ChargeTimes(Store& store, const std::string& paymen
   auto r = Reader::Open(store);
   if (!r.ok()) return r.status();
   auto rows = r->Query("SELECT created_at_ms FROM pay_account_flows WHERE biz_no = ? AND type = ? ORDER BY created_at_ms",
-                       {payment_id, std::string(kFlowPay)});
+                       {payment_id, std::string(payments::kFlowPay)});
   if (!rows.ok()) return rows.status();
   std::vector<int64_t> out;
   for (const Row& row : *rows) out.push_back(AsInt(row[0]));
   return out;
 }
 
-}  // namespace idem::payments
+}  // namespace idem::demo

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "idem/broker.h"
-#include "payments/scaled_clock.h"
+#include "demo/scaled_clock.h"
 
-namespace idem::payments {
+namespace idem::demo {
 
 // Copies a run published and copies that are finished (acked or parked).
 struct CopyCount {
@@ -73,4 +73,4 @@ class TrackedBroker final : public Broker {
   std::set<std::string> given_up_;   // receipts given back by AbandonDeliveries
 };
 
-}  // namespace idem::payments
+}  // namespace idem::demo
