@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "demo/seeded_env.h"
+#include "demo/draw.h"
 #include "demo/workload.h"
 
 namespace idem::demo::detail {

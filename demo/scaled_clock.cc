@@ -9,7 +9,7 @@ ScaledClock::ScaledClock(int64_t start_ms, int64_t speedup, uint64_t seed, Env* 
       speedup_(std::max<int64_t>(speedup, 1)),
       real_(real),
       real_start_us_(real->MonotonicMicros()),
-      random_(0, seed) {}
+      random_(seed) {}
 
 void ScaledClock::SleepMs(int64_t ms) {
   if (ms <= 0) return;

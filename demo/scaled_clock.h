@@ -4,13 +4,14 @@
 // that in real time, and the times written to the ledger still read as the
 // scenario's. While nothing is in flight the driver may jump it forward to the
 // next publication (nothing can happen in between). Random numbers come from
-// the seed, as with SeededEnv. Not thread-safe: one driving thread.
+// the seed, as with sim::SimEnv; background tasks run on the real Env, their
+// delays scaled. Not thread-safe: one driving thread.
 #pragma once
 
 #include <cstdint>
 
 #include "idem/env.h"
-#include "demo/seeded_env.h"
+#include "sim/sim_env.h"
 
 namespace idem::demo {
 
@@ -24,6 +25,10 @@ class ScaledClock final : public Env {
   // Sleeps ms / speedup of real time; the clock has moved at least `ms` afterwards.
   void SleepMs(int64_t ms) override;
   uint64_t Random64() override { return random_.Random64(); }
+  TaskId ScheduleAfter(int64_t delay_ms, std::function<void()> task) override {
+    return real_->ScheduleAfter(ToRealMs(delay_ms), std::move(task));
+  }
+  bool Cancel(TaskId id) override { return real_->Cancel(id); }
 
   // Sets the clock back to the start, from now on (setting up a run takes real
   // time that the scenario should not see).
@@ -46,7 +51,7 @@ class ScaledClock final : public Env {
   Env* real_;
   int64_t real_start_us_;
   int64_t offset_ms_ = 0;  // jumps and sleep shortfalls, added on top of scaled real time
-  SeededEnv random_;
+  sim::SimEnv random_;
 };
 
 }  // namespace idem::demo

@@ -6,7 +6,7 @@
 #include "idem/embedded_queue.h"
 #include "demo/consumer_turns.h"
 #include "demo/run_parts.h"
-#include "demo/seeded_env.h"
+#include "sim/sim_env.h"
 
 namespace idem::demo {
 namespace {
@@ -33,7 +33,7 @@ class Run final : public detail::ConsumerTurns {
       : ConsumerTurns(&w.faults),
         w_(w),
         o_(o),
-        env_(w.start_ms, w.seed ^ 0x5eed5eed5eedULL),
+        env_(w.seed ^ 0x5eed5eed5eedULL, w.start_ms),
         wall_(o.wall_clock ? o.wall_clock : Env::Default()),
         downstream_(&env_, w.faults.downstream) {}
 
@@ -54,7 +54,7 @@ class Run final : public detail::ConsumerTurns {
 
   const Workload& w_;
   const RunOptions& o_;
-  SeededEnv env_;
+  sim::SimEnv env_;
   Env* wall_;  // real time: wall and busy seconds, and the Redis key prefix of a run
   int64_t busy_us_ = 0;
   DeliveryLog log_;

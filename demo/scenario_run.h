@@ -2,7 +2,7 @@
 // and a real embedded queue in `dir` — with protection on (IdemConsumer) or
 // off (NaiveConsumer), then measures the result from the database.
 //
-// One thread drives everything on a SeededEnv clock: consumers take turns, a
+// One thread drives everything on a simulated clock (sim::SimEnv): consumers take turns, a
 // fault that needs a second consumer (stall, rebalance) hands the messages
 // over by moving the clock past the visibility timeout, and when nothing is
 // ready the clock moves on (see idle_step_ms) until the queue is empty.

@@ -160,8 +160,7 @@ Workload MakeWorkload(Cause cause, const WorkloadOptions& options) {
   w.seed = options.seed;
   w.start_ms = kIncidentMorningMs;
   // Each cause draws its own stream from the seed, so scenarios differ but replay.
-  SeededEnv rng(0, options.seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(cause) + 1);
-  Draw draw(rng);
+  Draw draw(options.seed * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(cause) + 1);
   BusinessBuilder b(w, draw);
   const size_t target = std::max<size_t>(options.events, 10);
   b.AddSkus(target);

@@ -1,7 +1,7 @@
 // The seeded duplicate workload: the payments business plus one
 // cause of redelivery per scenario. The same seed, cause and size
 // always give the same workload, byte for byte: every random choice is drawn
-// from a SeededEnv. The workload also carries what a correct run must end with
+// from a Draw. The workload also carries what a correct run must end with
 // (the oracle), so a run can be judged from the database alone.
 #pragma once
 

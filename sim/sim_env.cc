@@ -36,6 +36,30 @@ SimEnv SimEnv::Fork(uint64_t salt) const {
   return SimEnv(s_[0] ^ Rotl(s_[1], 17) ^ Rotl(s_[2], 31) ^ Rotl(s_[3], 47) ^ (salt * 0x9e3779b97f4a7c15ULL), now_ms_);
 }
 
+Env::TaskId SimEnv::ScheduleAfter(int64_t delay_ms, std::function<void()> task) {
+  const TaskId id = ++last_task_;
+  tasks_.emplace(std::pair{mono_us_ + (delay_ms > 0 ? delay_ms * 1000 : 0), id}, std::move(task));
+  return id;
+}
+
+void SimEnv::Advance(int64_t ms) {
+  const int64_t target_us = mono_us_ + (ms > 0 ? ms * 1000 : 0);
+  while (!tasks_.empty() && tasks_.begin()->first.first <= target_us) {
+    auto first = tasks_.begin();
+    MoveClockTo(first->first.first);
+    std::function<void()> task = std::move(first->second);
+    tasks_.erase(first);  // before it runs: a task may schedule itself again
+    task();
+  }
+  MoveClockTo(target_us);
+}
+
+void SimEnv::MoveClockTo(int64_t mono_us) {
+  if (mono_us <= mono_us_) return;  // a task that slept has moved it already
+  now_ms_ += (mono_us - mono_us_) / 1000;
+  mono_us_ = mono_us;
+}
+
 double SimEnv::Uniform() { return static_cast<double>(Random64() >> 11) * 0x1.0p-53; }
 
 int64_t SimEnv::Range(int64_t lo, int64_t hi) {

@@ -7,6 +7,7 @@
 #include "sim/faulty_store.h"
 #include "sim/incarnation.h"
 #include "sim/sim_redis.h"
+#include "core/pipeline_test_hooks.h"
 
 namespace idem::sim {
 namespace {
@@ -83,6 +84,7 @@ void Run::Start(Consumer& c) {
   c.store = std::make_unique<FaultyStore>(db_.get(), dice_.get(), c.life.get(), &db_down_until_ms_);
   c.source = broker_->Connect(c.index, c.life.get());
   c.pipeline = std::make_unique<Pipeline>(c.source.get(), c.store.get(), &env_, popt_);
+  if (!opt_.protection) PipelineTestHooks::TurnGuardOff(*c.pipeline);
   for (HandlerSpec& s : WrappedHandlers()) (void)c.pipeline->Register(std::move(s));
   if (redis_) {
     c.filter = redis_->Connect(c.life.get());
@@ -166,7 +168,6 @@ SimResult Run::Go() {
   popt_.batch_size = static_cast<size_t>(env_.Range(1, 32));
   popt_.max_linger_ms = 0;
   popt_.max_payload_bytes = 4096;
-  popt_.protection = opt_.protection;
   if (result_.model == DeliveryModel::kRocket) {
     popt_.retry.ladder_ms = kRocketLadder;
     popt_.retry.max_attempts = kRocketMaxReconsume;

@@ -54,9 +54,6 @@ struct PipelineOptions {
   // The wait before rerun n is random in [w/2, w] with w = this · 2^(n-1), so the
   // rivals do not collide again in step. Default 20 ms.
   int64_t transaction_conflict_wait_ms = 20;
-  // With false, the guard is off: no records, no dedup, effects applied on every
-  // delivery. Exists only to demonstrate the damage (demo, simulator). Default true.
-  bool protection = true;
   // Messages whose topic has no handler are parked (true, default) rather than left to loop.
   bool park_unknown_topics = true;
 };
@@ -98,6 +95,7 @@ class Pipeline {
 
  private:
   class Impl;
+  friend class PipelineTestHooks;  // internal: the guard-off switch of the demo and the simulator
   std::unique_ptr<Impl> impl_;
 };
 

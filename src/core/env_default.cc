@@ -1,8 +1,10 @@
-// The real Env: the OS clock, nanosleep and a per-thread random generator.
+// The real Env: the OS clock, nanosleep, a per-thread random generator and one
+// thread for background tasks.
 #include <chrono>
 #include <random>
 #include <thread>
 
+#include "core/task_thread.h"
 #include "idem/env.h"
 
 namespace idem {
@@ -27,6 +29,13 @@ class PosixEnv final : public Env {
     thread_local std::mt19937_64 gen{std::random_device{}()};
     return gen();
   }
+  TaskId ScheduleAfter(int64_t delay_ms, std::function<void()> task) override {
+    return tasks_.ScheduleAfter(delay_ms, std::move(task));
+  }
+  bool Cancel(TaskId id) override { return tasks_.Cancel(id); }
+
+ private:
+  detail::TaskThread tasks_;
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "core/batch_dedup.h"
 #include "core/batch_item.h"
 #include "core/key.h"
+#include "core/pipeline_test_hooks.h"
 #include "core/run_handler.h"
 
 namespace idem {
@@ -54,6 +55,8 @@ class Pipeline::Impl {
     return Status::OK();
   }
 
+  void TurnGuardOff() { protection_ = false; }
+
   BatchReport RunOnce();
   DecisionSink sink_;
   DecisionCounters counters_;
@@ -85,6 +88,7 @@ class Pipeline::Impl {
   FastFilter* filter_ = nullptr;
   FastFilterOptions filter_opt_;
   int64_t unavailable_backoff_ms_ = 0;
+  bool protection_ = true;  // PipelineTestHooks::TurnGuardOff
 };
 
 void Pipeline::Impl::PlanOne(BatchItem& it) {
@@ -123,7 +127,7 @@ void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
               "; a message that cannot be keyed is never processed without protection");
     }
   }
-  if (opt_.protection) MarkInBatchCopies(items);  // unprotected, every copy runs
+  if (protection_) MarkInBatchCopies(items);  // unprotected, every copy runs
 }
 
 Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
@@ -138,7 +142,7 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
   const int64_t now = env_->NowMs();
   const int64_t lease_until = now + opt_.lease_ms;
 
-  if (opt_.protection) {
+  if (protection_) {
     std::vector<ClaimRequest> reqs;
     reqs.reserve(runnable.size());
     for (size_t i : runnable) reqs.push_back({items[i].key, items[i].fingerprint, items[i].msg->id});
@@ -160,14 +164,14 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
   for (size_t i : runnable) {
     BatchItem& it = items[i];
     if (it.plan != BatchItem::Plan::kRun) continue;
-    if (!opt_.protection) it.attempt = it.msg->attempt;  // no record: the broker's count is all there is
+    if (!protection_) it.attempt = it.msg->attempt;  // no record: the broker's count is all there is
     HandlerResult result;
     IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_.retry, &result));
     it.Apply(ClassifyRun(result, it.attempt, opt_.retry));
     completions.push_back({it.key, it.expected_status, it.reason, it.summary});
   }
   // One call for the batch (items are not touched again before it returns).
-  if (opt_.protection) IDEM_RETURN_IF_ERROR(tx.Complete(opt_.consumer_group, completions, env_->NowMs()));
+  if (protection_) IDEM_RETURN_IF_ERROR(tx.Complete(opt_.consumer_group, completions, env_->NowMs()));
 
   Status s = tx.Commit();
   if (s.IsInDoubt()) return ResolveInDoubt(items);
@@ -214,7 +218,7 @@ Status Pipeline::Impl::ResolveInDoubt(std::vector<BatchItem>& items) {
 // Returns false when the filter is down and the policy is fail-closed: then every
 // runnable message has been released and the batch must stop here.
 bool Pipeline::Impl::ApplyFilter(std::vector<BatchItem>& items) {
-  if (!filter_ || !opt_.protection) return true;
+  if (!filter_ || !protection_) return true;
   std::vector<size_t> idx;
   std::vector<FilterRequest> keys;
   for (size_t i = 0; i < items.size(); ++i) {
@@ -400,6 +404,7 @@ Status Pipeline::SetFastFilter(FastFilter* filter, FastFilterOptions options) {
   return impl_->SetFastFilter(filter, options);
 }
 BatchReport Pipeline::RunOnce() { return impl_->RunOnce(); }
+void PipelineTestHooks::TurnGuardOff(Pipeline& pipeline) { pipeline.impl_->TurnGuardOff(); }
 const DecisionCounters& Pipeline::counters() const { return impl_->counters_; }
 
 Status Pipeline::Run(const std::function<bool()>& should_stop, bool until_idle) {

@@ -7,11 +7,11 @@
 #include "idem/pipeline.h"
 #include "idem/store.h"
 #include "testing/test_util.h"
+#include "sim/sim_env.h"
 
 namespace idem {
 namespace {
 
-using testing::ManualEnv;
 using testing::TempDir;
 
 // Loses its first Settle, as a consumer killed right after the commit would.
@@ -32,7 +32,7 @@ class LosesFirstSettle final : public Source {
 
 TEST(PipelineParkedCopy, CopyOfAParkedMessageIsParkedAgainNotDropped) {
   TempDir dir;
-  ManualEnv env;
+  sim::SimEnv env{/*seed=*/42};
   auto store = OpenSqliteStore(dir.File("store.db"), {}, &env);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   testing::CreateEffectTables(**store);

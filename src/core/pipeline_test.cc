@@ -9,13 +9,13 @@
 #include "core/pipeline_test_fixture.h"
 #include "idem/embedded_queue.h"
 #include "testing/test_util.h"
+#include "core/pipeline_test_hooks.h"
 
 namespace idem {
 namespace {
 
 using testing::Balance;
 using testing::CountEffects;
-using testing::ManualEnv;
 using testing::PayHandler;
 using testing::QueryInt;
 using testing::TempDir;
@@ -338,9 +338,8 @@ TEST_F(PipelineTest, ProtectionOffAppliesEveryCopy) {
   // counts above can fail.
   Publish(R"({"payment_id":"P1","amount":100})", "a");
   Publish(R"({"payment_id":"P1","amount":100})", "b");
-  PipelineOptions o;
-  o.protection = false;
-  auto p = Make(o);
+  auto p = Make();
+  PipelineTestHooks::TurnGuardOff(*p);
   Drain(*p);
   EXPECT_EQ(CountEffects(*store_), 2);
   EXPECT_EQ(Balance(*store_, "u1"), 1000000 - 200);

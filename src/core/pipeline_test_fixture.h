@@ -7,6 +7,7 @@
 #include "idem/embedded_queue.h"
 #include "idem/pipeline.h"
 #include "testing/test_util.h"
+#include "sim/sim_env.h"
 
 namespace idem {
 
@@ -81,7 +82,7 @@ class PipelineFixture : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  testing::ManualEnv env_;
+  sim::SimEnv env_{/*seed=*/42};
   std::unique_ptr<Store> store_;
   std::unique_ptr<EmbeddedQueue> queue_;
   std::vector<Decision> decisions_;

@@ -10,7 +10,7 @@
 //   INSTANTIATE_TEST_SUITE_P(Embedded, SourceConformance, ::testing::Values(SourceFactory{...}));
 //
 // Time: the suite never sleeps. It waits by polling with a bounded wait, which
-// on a broker with a manual Env (the embedded queue under testing::ManualEnv)
+// on a broker with a manual Env (the embedded queue under sim::SimEnv)
 // moves that clock, and on a real server lets real time pass.
 #pragma once
 

@@ -9,6 +9,7 @@
 #include "idem/embedded_queue.h"
 #include "idem/pipeline.h"
 #include "testing/test_util.h"
+#include "sim/sim_env.h"
 
 namespace idem {
 namespace {
@@ -67,7 +68,7 @@ TEST(CrashBetweenCommitAndAckTest, RedeliveryIsAckedAsDuplicateWithNoSecondEffec
   ASSERT_EQ(Balance(**store, "u1"), 1000000 - 19900);
 
   // A consumer after the visibility timeout: time is moved, not waited for.
-  ManualEnv later(Env::Default()->NowMs() + 31'000);
+  sim::SimEnv later(/*seed=*/42, Env::Default()->NowMs() + 31'000);
   auto queue = EmbeddedQueue::Open(dir.File("queue.db"), {}, &later);
   ASSERT_TRUE(queue.ok());
   PipelineOptions o;

@@ -9,9 +9,10 @@
 #include "payments/events.h"
 #include "payments/handlers.h"
 #include "payments/schema.h"
-#include "demo/seeded_env.h"
+#include "sim/sim_env.h"
 #include "demo/workload.h"
 #include "testing/test_util.h"
+#include "core/pipeline_test_hooks.h"
 
 namespace idem::payments {
 namespace {
@@ -54,8 +55,8 @@ class HandlersTest : public ::testing::Test {
     PipelineOptions o;
     o.consumer_group = "payments";
     o.max_linger_ms = 0;
-    o.protection = protection;
     pipeline_ = std::make_unique<Pipeline>(queue_.get(), store_.get(), &env_, o);
+    if (!protection) PipelineTestHooks::TurnGuardOff(*pipeline_);
     ServiceOptions so{&downstream_, [this](std::string_view line) { log_.emplace_back(line); }};
     ASSERT_TRUE(RegisterPaymentHandlers(*pipeline_, so).ok());
   }
@@ -91,7 +92,7 @@ class HandlersTest : public ::testing::Test {
   std::optional<Record> RecordOf(const std::string& key) { return *store_->ReadRecord("payments", key); }
 
   idem::testing::TempDir dir_;
-  demo::SeededEnv env_{demo::kIncidentMorningMs, 1};
+  sim::SimEnv env_{/*seed=*/1, demo::kIncidentMorningMs};
   std::unique_ptr<Store> store_;
   std::unique_ptr<EmbeddedQueue> queue_;
   RecordingDownstream downstream_;

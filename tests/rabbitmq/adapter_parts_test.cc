@@ -9,6 +9,7 @@
 #include "source/rabbitmq/message_codec.h"
 #include "source/rabbitmq/topology.h"
 #include "testing/test_util.h"
+#include "sim/sim_env.h"
 
 namespace idem::rabbitmq {
 namespace {
@@ -60,7 +61,7 @@ TEST(RabbitUnitHold, DelaysRoundUpToOneTwoFiveSteps) {
 }
 
 TEST(RabbitUnitDeadId, IdsAreUniqueAndFollowTime) {
-  testing::ManualEnv env;
+  sim::SimEnv env{/*seed=*/42};
   DeadLetterIds ids(&env);
   std::set<int64_t> seen;
   int64_t last = 0;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "rabbitmq/rabbit_fixture.h"
+#include "core/pipeline_test_hooks.h"
 
 namespace idem::testing {
 namespace {
@@ -37,9 +38,8 @@ class RabbitCrash : public RabbitTest {
       auto broker = OpenBroker(Url(), BrokerOptions{}, Env::Default());
       if (!store.ok() || !broker.ok()) _exit(2);
       DieBeforeSettle dying(broker->get());
-      PipelineOptions o = Options();
-      o.protection = protection;
-      Pipeline pipeline(&dying, store->get(), Env::Default(), o);
+      Pipeline pipeline(&dying, store->get(), Env::Default(), Options());
+      if (!protection) PipelineTestHooks::TurnGuardOff(pipeline);
       if (!pipeline.Register(PayHandler()).ok()) _exit(2);
       const int64_t deadline_us = Env::Default()->MonotonicMicros() + 30'000'000;
       while (Env::Default()->MonotonicMicros() < deadline_us) (void)pipeline.RunOnce();
@@ -55,9 +55,8 @@ class RabbitCrash : public RabbitTest {
     auto broker = OpenQueue();
     if (!broker) return {};
     RecordingSource recording(broker.get());
-    PipelineOptions o = Options();
-    o.protection = protection;
-    auto pipeline = NewPipeline(&recording, o);
+    auto pipeline = NewPipeline(&recording);
+    if (!protection) PipelineTestHooks::TurnGuardOff(*pipeline);
     EXPECT_TRUE(RunUntil(*pipeline, [&] { return pipeline->counters().received >= 1; }));
     EXPECT_EQ(pipeline->counters().received, 1);
     if (counters_out) {

@@ -2,6 +2,7 @@
 // bound, and what a message looks like after the round trip.
 #include <set>
 
+#include "core/pipeline_test_hooks.h"
 #include "rabbitmq/rabbit_fixture.h"
 
 namespace idem::testing {
@@ -43,9 +44,8 @@ TEST_F(RabbitDelivery, WithoutTheGuardTheSameDuplicatesChargeTwice) {
   AmqpToolsPublish(R"({"payment_id":"P1","amount":199,"user":"u1"})");
   AmqpToolsPublish(R"({"payment_id":"P1","amount":199,"user":"u1"})");
 
-  PipelineOptions naive = Options();
-  naive.protection = false;
-  auto pipeline = NewPipeline(broker.get(), naive);
+  auto pipeline = NewPipeline(broker.get());
+  PipelineTestHooks::TurnGuardOff(*pipeline);
   ASSERT_TRUE(RunUntil(*pipeline, [&] { return pipeline->counters().received >= 2; }));
   EXPECT_EQ(Effects("P1"), 2);
   EXPECT_EQ(Balance(*store_, "u1"), 1'000'000 - 2 * 199);

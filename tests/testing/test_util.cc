@@ -20,14 +20,6 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-uint64_t ManualEnv::Random64() {
-  // splitmix64
-  uint64_t z = (rng_ += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 void CreateEffectTables(Store& store) {
   // SQL that PostgreSQL and SQLite both run, so one handler serves every store's tests.
   Status s = store.ExecScript(

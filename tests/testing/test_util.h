@@ -1,4 +1,4 @@
-// Helpers shared by tests: a temporary folder, a manual clock, and a business
+// Helpers shared by tests: a temporary folder and a business
 // handler whose effects carry no unique constraint of their own — so only the
 // guard can stop a duplicate, and a test that counts effects can fail.
 #pragma once
@@ -21,21 +21,6 @@ class TempDir {
 
  private:
   std::string path_;
-};
-
-// Time moves only when told to (or when someone sleeps). Deterministic randomness.
-class ManualEnv final : public Env {
- public:
-  explicit ManualEnv(int64_t start_ms = 1'700'000'000'000, uint64_t seed = 42) : now_ms_(start_ms), rng_(seed) {}
-  int64_t NowMs() override { return now_ms_; }
-  int64_t MonotonicMicros() override { return now_ms_ * 1000; }
-  void SleepMs(int64_t ms) override { now_ms_ += ms; }
-  uint64_t Random64() override;
-  void Advance(int64_t ms) { now_ms_ += ms; }
-
- private:
-  int64_t now_ms_;
-  uint64_t rng_;
 };
 
 // Creates `effects(key, msg_id, amount)` (no unique constraint) and `accounts`.

@@ -3,13 +3,14 @@
 #include "conformance/source_conformance.h"
 #include "idem/embedded_queue.h"
 #include "testing/test_util.h"
+#include "sim/sim_env.h"
 
 namespace idem::testing {
 namespace {
 
 SourceFactory EmbeddedFactory() {
   static TempDir dir;
-  static ManualEnv env;
+  static sim::SimEnv env{/*seed=*/42};
   static int next = 0;
   SourceFactory f;
   f.name = "embedded";

@@ -6,11 +6,11 @@
 #include <filesystem>
 
 #include "testing/test_util.h"
+#include "sim/sim_env.h"
 
 namespace idem {
 namespace {
 
-using testing::ManualEnv;
 using testing::TempDir;
 
 class EmbeddedQueueTest : public ::testing::Test {
@@ -47,7 +47,7 @@ class EmbeddedQueueTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  ManualEnv env_;
+  sim::SimEnv env_{/*seed=*/42};
   std::unique_ptr<EmbeddedQueue> queue_;
 };
 
