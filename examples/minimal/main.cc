@@ -10,10 +10,8 @@
 #include <csignal>
 #include <cstdio>
 
-#include "idem/broker.h"
+#include "idem/consumer.h"
 #include "idem/guards.h"
-#include "idem/pipeline.h"
-#include "idem/store.h"
 
 namespace {
 
@@ -51,15 +49,14 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, RequestStop);
   idem::Env* env = idem::Env::Default();
 
-  auto broker = idem::OpenBroker(argv[1], idem::BrokerOptions{}, env);
-  if (!broker.ok()) return Fail("cannot open the queue", broker.status());
-  auto store = idem::OpenStore(argv[2], env);
-  if (!store.ok()) return Fail("cannot open the store", store.status());
-  if (idem::Status s = (*store)->ExecScript(kLedgerDdl); !s.ok()) return Fail("cannot create the ledger", s);
+  idem::ConsumerOptions options;
+  options.pipeline.consumer_group = "ledger";
+  auto consumer = idem::Consumer::Open({argv[1], argv[2]}, options, env);  // the queue, the store
+  if (!consumer.ok()) return Fail("cannot open the queue or the store", consumer.status());
+  idem::Status ddl = (*consumer)->store().ExecScript(kLedgerDdl);
+  if (!ddl.ok()) return Fail("cannot create the ledger", ddl);
 
-  idem::PipelineOptions options;
-  options.consumer_group = "ledger";
-  idem::Pipeline pipeline(broker->get(), store->get(), env, options);
+  idem::Pipeline& pipeline = (*consumer)->pipeline();
   idem::HandlerSpec pay;
   pay.topic = "pay";
   pay.key.fields = {"payment_id"};  // the same payment sent twice is one key
