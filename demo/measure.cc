@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "demo/payments_checks.h"
 #include "payments/events.h"
 #include "payments/order_states.h"
 
@@ -28,70 +29,13 @@ class Reader {
   std::unique_ptr<StoreTx> tx_;
 };
 
-// "a\x1fb" → count, for the composite keys of the effect tables.
-using Counts = std::map<std::string, int64_t>;
-
-std::string Join(const std::string& a, const std::string& b) { return a + '\x1f' + b; }
-
-Result<Counts> CountBy(Reader& r, const std::string& sql) {
-  auto rows = r.Query(sql);
-  if (!rows.ok()) return rows.status();
-  Counts out;
-  for (const Row& row : *rows)
-    out[row.size() == 3 ? Join(AsText(row[0]), AsText(row[1])) : AsText(row[0])] = AsInt(row.back());
-  return out;
-}
-
-int64_t Extra(const Counts& c) {
-  int64_t n = 0;
-  for (const auto& [k, v] : c) n += v > 1 ? v - 1 : 0;
-  return n;
-}
-
-int64_t Total(const Counts& c) {
-  int64_t n = 0;
-  for (const auto& [k, v] : c) n += v;
-  return n;
-}
-
-int64_t Get(const Counts& c, const std::string& k) {
-  auto it = c.find(k);
-  return it == c.end() ? 0 : it->second;
-}
-
-struct EffectTables {
-  Counts flows, points, moves, notices;
-};
-
-Result<EffectTables> ReadEffects(Reader& r) {
-  EffectTables t;
-  auto f = CountBy(r, "SELECT biz_no, type, COUNT(*) FROM pay_account_flows GROUP BY biz_no, type");
-  auto p = CountBy(r, "SELECT payment_id, scene, COUNT(*) FROM pay_points GROUP BY payment_id, scene");
-  auto m = CountBy(r, "SELECT order_no, COUNT(*) FROM pay_stock_moves GROUP BY order_no");
-  auto n = CountBy(r, "SELECT event_key, COUNT(*) FROM pay_notifications GROUP BY event_key");
-  if (!f.ok()) return f.status();
-  if (!p.ok()) return p.status();
-  if (!m.ok()) return m.status();
-  if (!n.ok()) return n.status();
-  t.flows = std::move(*f);
-  t.points = std::move(*p);
-  t.moves = std::move(*m);
-  t.notices = std::move(*n);
-  return t;
-}
-
-Status CheckAccounts(Reader& r, const Workload& w, Damage* d) {
-  auto rows = r.Query(
-      "SELECT a.user_id, a.balance_cents, a.opening_cents, COALESCE(SUM(f.amount_cents), 0) "
-      "FROM pay_accounts a LEFT JOIN pay_account_flows f ON f.user_id = a.user_id "
-      "GROUP BY a.user_id, a.balance_cents, a.opening_cents");
-  if (!rows.ok()) return rows.status();
-  for (const Row& row : *rows) {
-    const std::string user = AsText(row[0]);
-    const int64_t balance = AsInt(row[1]);
-    auto want = w.expected.balance_cents.find(user);
-    if (want == w.expected.balance_cents.end() || want->second != balance) d->wrong_balances++;
-    if (balance != AsInt(row[2]) + AsInt(row[3])) d->unbalanced_accounts++;
+Status CheckAccounts(Store& store, const Workload& w, Damage* d) {
+  auto accounts = ReadAccountBalances(store);
+  if (!accounts.ok()) return accounts.status();
+  for (const AccountBalance& a : *accounts) {
+    auto want = w.expected.balance_cents.find(a.user_id);
+    if (want == w.expected.balance_cents.end() || want->second != a.balance_cents) d->wrong_balances++;
+    if (!a.Balanced()) d->unbalanced_accounts++;
   }
   return Status::OK();
 }
@@ -157,26 +101,17 @@ bool Damage::Clean() const {
 Result<Damage> Measure(Store& store, Broker& queue, const Workload& w) {
   Damage d;
   d.effects_expected = w.expected.effects();
+  auto effects = ReadEffectRows(store);
+  if (!effects.ok()) return effects.status();
+  d.effects_applied = effects->Total();
+  d.duplicate_effects = effects->Duplicates();
+  d.double_charges = effects->DoubleCharges();
+  for (const BusinessEvent& e : w.events)
+    if (!e.expect_parked && !effects->Applied(e)) d.blocked++;
+  IDEM_RETURN_IF_ERROR(CheckAccounts(store, w, &d));
   {
     auto r = Reader::Open(store);
     if (!r.ok()) return r.status();
-    auto t = ReadEffects(*r);
-    if (!t.ok()) return t.status();
-    d.effects_applied = Total(t->flows) + Total(t->points) + Total(t->moves) + Total(t->notices);
-    d.duplicate_effects = Extra(t->flows) + Extra(t->points) + Extra(t->moves) + Extra(t->notices);
-    const std::string pay_suffix = std::string("\x1f") + payments::kFlowPay;
-    for (const auto& [k, v] : t->flows)
-      if (v > 1 && k.ends_with(pay_suffix)) d.double_charges++;
-    for (const BusinessEvent& e : w.events) {
-      if (e.expect_parked) continue;
-      switch (e.effect) {
-        case EffectKind::kLedger: d.blocked += Get(t->flows, Join(e.key, e.key2)) == 0; break;
-        case EffectKind::kPoints: d.blocked += Get(t->points, Join(e.key, e.key2)) == 0; break;
-        case EffectKind::kStockMove: d.blocked += Get(t->moves, e.key) == 0; break;
-        case EffectKind::kFinished: break;  // a state, not a row: the state checks judge it
-      }
-    }
-    IDEM_RETURN_IF_ERROR(CheckAccounts(*r, w, &d));
     IDEM_RETURN_IF_ERROR(CheckOrdersAndStock(*r, w, &d));
     auto ignored = r->Query("SELECT COUNT(*) FROM idem_records WHERE result_summary LIKE ?", {"%(ignored)"});
     if (!ignored.ok()) return ignored.status();

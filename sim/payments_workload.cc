@@ -5,6 +5,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "demo/payments_checks.h"
 #include "payments/events.h"
 #include "payments/handlers.h"
 #include "payments/order_states.h"
@@ -22,16 +23,11 @@ Rows Select(Store& store, const std::string& sql) {
   return rows.ok() ? *rows : Rows{};
 }
 
-// Rows per key of `sql` (which selects one key column): how often each key occurs.
-std::map<std::string, int64_t> Counts(Store& store, const std::string& sql) {
-  std::map<std::string, int64_t> out;
-  for (const Row& r : Select(store, sql)) out[AsText(r[0])]++;
-  return out;
-}
-
-void Duplicates(CheckReport& report, const std::map<std::string, int64_t>& counts, const std::string& what) {
+void Duplicates(CheckReport& report, const demo::EffectCounts& counts, const std::string& what) {
   for (const auto& [key, n] : counts)
-    if (n > 1) report.Fail("no_duplicate_effect", what + " " + key + " written " + std::to_string(n) + " times");
+    if (n > 1)
+      report.Fail("no_duplicate_effect",
+                  what + " " + demo::ShowEffectKey(key) + " written " + std::to_string(n) + " times");
 }
 
 }  // namespace
@@ -122,19 +118,22 @@ void PaymentsWorkload::Check(Store& store, const SimBroker& broker, const std::v
                         "legit_not_blocked", "conflicts_detected"})
     report.Ran(c);
 
-  const auto flows = Counts(store, "SELECT biz_no || '/' || type FROM pay_account_flows");
-  const auto points = Counts(store, "SELECT payment_id || '/' || scene FROM pay_points");
-  const auto moves = Counts(store, "SELECT order_no FROM pay_stock_moves");
-  Duplicates(report, flows, "ledger flow");
-  Duplicates(report, points, "points grant");
-  Duplicates(report, moves, "stock move for order");
-  Duplicates(report, Counts(store, "SELECT event_key FROM pay_notifications"), "notice");
-  for (const Row& r : Select(store,
-                             "SELECT a.user_id, a.balance_cents, a.opening_cents + COALESCE((SELECT SUM(f.amount_cents) "
-                             "FROM pay_account_flows f WHERE f.user_id = a.user_id), 0) FROM pay_accounts a"))
-    if (AsInt(r[1]) != AsInt(r[2]))
-      report.Fail("balance_matches_flows", "user " + AsText(r[0]) + " balance " + std::to_string(AsInt(r[1])) +
-                                               " but opening + flows = " + std::to_string(AsInt(r[2])));
+  auto effects = demo::ReadEffectRows(store);
+  auto accounts = demo::ReadAccountBalances(store);
+  if (!effects.ok() || !accounts.ok()) {
+    report.Fail("nothing_lost", "cannot read the payments tables: " +
+                                    (effects.ok() ? accounts.status() : effects.status()).ToString());
+    return;
+  }
+  Duplicates(report, effects->flows, "ledger flow");
+  Duplicates(report, effects->points, "points grant");
+  Duplicates(report, effects->moves, "stock move for order");
+  Duplicates(report, effects->notices, "notice");
+  for (const demo::AccountBalance& a : *accounts)
+    if (!a.Balanced())
+      report.Fail("balance_matches_flows", "user " + a.user_id + " balance " + std::to_string(a.balance_cents) +
+                                               " but opening + flows = " +
+                                               std::to_string(a.opening_cents + a.flows_cents));
 
   const std::set<std::pair<std::string, std::string>> legal{{payments::kWaitPay, payments::kPaid},
                                                             {payments::kPaid, payments::kShipped},
@@ -149,15 +148,8 @@ void PaymentsWorkload::Check(Store& store, const SimBroker& broker, const std::v
     auto it = parked.find(static_cast<int>(i));
     return it == parked.end() ? nullptr : &it->second;
   };
-  auto applied = [&](const demo::BusinessEvent& be) {
-    switch (be.effect) {
-      case demo::EffectKind::kLedger: return flows.count(be.key + "/" + be.key2) > 0;
-      case demo::EffectKind::kStockMove: return moves.count(be.key) > 0;
-      case demo::EffectKind::kPoints: return points.count(be.key + "/" + be.key2) > 0;
-      case demo::EffectKind::kFinished: return true;  // state only: judged by the move log
-    }
-    return false;
-  };
+  // A state-only event counts as applied: the move log judges it.
+  auto applied = [&](const demo::BusinessEvent& be) { return effects->Applied(be); };
   auto is_conflict = [](const std::string* reason) {
     return reason && reason->find("different payload") != std::string::npos;
   };
