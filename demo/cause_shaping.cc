@@ -95,12 +95,12 @@ void ApplyCause(Cause cause, Draw& draw, const std::vector<OrderEvents>& orders,
       }
       break;
     case Cause::kCrashBeforeAck:
-      for (std::string& id : PickPayments(draw, w, 0.08)) f.crash_after_commit.insert(std::move(id));
+      for (std::string& id : PickPayments(draw, w, 0.08)) f.strikes[Fault::kCrashAfterCommit].insert(std::move(id));
       break;
     case Cause::kVisibilityTimeout:
       w.consumers = 2;
       // Only consumer 0 stalls, and it receives about half of the payments.
-      for (std::string& id : PickPayments(draw, w, 0.12)) f.stall_past_visibility.insert(std::move(id));
+      for (std::string& id : PickPayments(draw, w, 0.12)) f.strikes[Fault::kSlowHandler].insert(std::move(id));
       break;
     case Cause::kThrowAfterEffect:
       for (const BusinessEvent& e : w.events) {
@@ -110,7 +110,7 @@ void ApplyCause(Cause cause, Draw& draw, const std::vector<OrderEvents>& orders,
       break;
     case Cause::kRebalance:
       w.consumers = 2;
-      for (std::string& id : PickPayments(draw, w, 0.12)) f.revoke_after.insert(std::move(id));
+      for (std::string& id : PickPayments(draw, w, 0.12)) f.strikes[Fault::kRebalance].insert(std::move(id));
       break;
     case Cause::kOutOfOrder:
       ShuffleOrderEvents(draw, orders, w);

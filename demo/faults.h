@@ -1,33 +1,45 @@
 // Faults that make a broker deliver a message again, injected
-// deterministically into the consumers of a run. Each fault names the message
-// it strikes and fires once, on that message's first delivery to a consumer
-// that can suffer it; copies delivered later are left alone, so a run ends.
+// deterministically into the consumers of a run. They are faults of the
+// simulator's model (sim/faults.h), struck on named messages instead of drawn
+// with a probability: each fires once, on that message's first delivery to a
+// consumer that can suffer it; copies delivered later are left alone, so a run ends.
 //
-//   crash_after_commit     the consumer dies after its business commit, before the ack
-//   stall_past_visibility  the consumer stalls with it past the visibility timeout while another
-//                          consumer takes it over; then it carries on with its stale copy
-//   revoke_after           the consumer loses its assignment right after processing it: its acks
-//                          are lost and another consumer receives what it held
-//   downstream             a slow bank call (the incident's 11 s) and notices that throw once
+//   Fault::kCrashAfterCommit  the consumer dies after its business commit, before the ack
+//   Fault::kSlowHandler       the consumer stalls with it past the visibility timeout while another
+//                             consumer takes it over; then it carries on with its stale copy
+//   Fault::kRebalance         the consumer loses its assignment right after processing it: its acks
+//                             are lost and another consumer receives what it held
+//   downstream                a slow bank call (the incident's 11 s) and notices that throw once
+//                             (Fault::kThrowAfterEffect, struck by the notice service)
 #pragma once
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "demo/simulated_downstream.h"
 #include "idem/message.h"
 #include "idem/status.h"
-#include "demo/simulated_downstream.h"
+#include "sim/faults.h"
 
 namespace idem::demo {
 
+using sim::Fault;
+
 struct FaultPlan {
-  std::set<std::string> crash_after_commit;     // message ids
-  std::set<std::string> stall_past_visibility;  // message ids; needs a second consumer
-  std::set<std::string> revoke_after;           // message ids; needs a second consumer
+  // The message ids each fault strikes: kCrashAfterCommit, and kSlowHandler and
+  // kRebalance (which need a second consumer). Other faults are not struck here.
+  std::map<Fault, std::set<std::string>> strikes;
   SimulatedDownstream::Faults downstream;
+
+  const std::set<std::string>& Strikes(Fault f) const {
+    static const std::set<std::string> kNone;
+    auto it = strikes.find(f);
+    return it == strikes.end() ? kNone : it->second;
+  }
 };
 
 // The run-time side of a FaultPlan, shared by the consumers and the driver.
@@ -35,14 +47,18 @@ class FaultInjector {
  public:
   explicit FaultInjector(const FaultPlan* plan) : plan_(plan) {}
 
-  bool CrashAfterCommit(const Message& m) { return FireOnce(plan_->crash_after_commit, crashed_, m.id); }
+  bool CrashAfterCommit(const Message& m) {
+    return FireOnce(plan_->Strikes(Fault::kCrashAfterCommit), crashed_, m.id);
+  }
   // Stalls and revocations need another consumer to take over, so they never
   // strike while a hand-over is already running: that keeps one consumer from
   // being re-entered in the middle of its own step.
   bool StallPastVisibility(const Message& m) {
-    return !handing_over_ && FireOnce(plan_->stall_past_visibility, stalled_, m.id);
+    return !handing_over_ && FireOnce(plan_->Strikes(Fault::kSlowHandler), stalled_, m.id);
   }
-  bool RevokeAfter(const Message& m) { return !handing_over_ && FireOnce(plan_->revoke_after, revoked_, m.id); }
+  bool RevokeAfter(const Message& m) {
+    return !handing_over_ && FireOnce(plan_->Strikes(Fault::kRebalance), revoked_, m.id);
+  }
   void SetHandingOver(bool on) { handing_over_ = on; }
 
   // Set by the driver. A stalled consumer calls it with its index and the ids

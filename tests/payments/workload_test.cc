@@ -16,7 +16,8 @@ std::string Fingerprint(const Workload& w) {
   for (const Publication& p : w.publications)
     out += p.message_id + "@" + std::to_string(p.at_ms) + ":" + w.events[p.event].topic + ":" +
            w.events[p.event].payload + "\n";
-  for (const auto* set : {&w.faults.crash_after_commit, &w.faults.stall_past_visibility, &w.faults.revoke_after,
+  for (const auto* set : {&w.faults.Strikes(Fault::kCrashAfterCommit), &w.faults.Strikes(Fault::kSlowHandler),
+                          &w.faults.Strikes(Fault::kRebalance),
                           &w.faults.downstream.notice_throws_once})
     for (const std::string& s : *set) out += "fault " + s + "\n";
   for (const payments::AccountSeed& a : w.accounts) out += a.user_id + "=" + std::to_string(a.opening_cents) + "\n";
@@ -72,13 +73,13 @@ TEST(Workload, EachCauseCarriesItsFault) {
   EXPECT_GT(same_id, 0);
   EXPECT_GT(new_id, 0);
 
-  EXPECT_FALSE(MakeWorkload(Cause::kCrashBeforeAck, opt).faults.crash_after_commit.empty());
+  EXPECT_FALSE(MakeWorkload(Cause::kCrashBeforeAck, opt).faults.Strikes(Fault::kCrashAfterCommit).empty());
   Workload slow = MakeWorkload(Cause::kVisibilityTimeout, opt);
-  EXPECT_FALSE(slow.faults.stall_past_visibility.empty());
+  EXPECT_FALSE(slow.faults.Strikes(Fault::kSlowHandler).empty());
   EXPECT_EQ(slow.consumers, 2u);
   EXPECT_FALSE(MakeWorkload(Cause::kThrowAfterEffect, opt).faults.downstream.notice_throws_once.empty());
   Workload rebalance = MakeWorkload(Cause::kRebalance, opt);
-  EXPECT_FALSE(rebalance.faults.revoke_after.empty());
+  EXPECT_FALSE(rebalance.faults.Strikes(Fault::kRebalance).empty());
   EXPECT_EQ(rebalance.consumers, 2u);
 
   // Out of order: some payment is published after its shipment, and some late copies exist.
