@@ -12,6 +12,7 @@
 // returns the first failure; nothing stays open after a failure.
 //
 // Ownership: the Consumer owns every part; the pipeline is destroyed first.
+// The pipeline reads the broker's Source (Broker::source()).
 // Thread safety: as Pipeline — one thread drives a Consumer; open several (each
 // with its own connections) for parallelism.
 // User guide: docs/library.md.
@@ -54,13 +55,14 @@ class Consumer {
   Pipeline& pipeline() { return *pipeline_; }
   // The store's own connection: create the business schema through it.
   Store& store() { return *store_; }
-  Broker& source() { return *source_; }
+  // The broker the source belongs to: its publisher, its dead-letter queue.
+  Broker& broker() { return *broker_; }
 
  private:
   Consumer() = default;
 
   // Declared in the order they are opened, so they close in reverse.
-  std::unique_ptr<Broker> source_;
+  std::unique_ptr<Broker> broker_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<FastFilter> fast_filter_;
   std::unique_ptr<Pipeline> pipeline_;

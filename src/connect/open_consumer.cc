@@ -7,13 +7,13 @@ Consumer::~Consumer() = default;
 Result<std::unique_ptr<Consumer>> Consumer::Open(const ConsumerUrls& urls, const ConsumerOptions& options,
                                                  Env* env) {
   std::unique_ptr<Consumer> c(new Consumer());
-  auto source = OpenBroker(urls.source, options.source, env);
-  if (!source.ok()) return source.status();
-  c->source_ = std::move(*source);
+  auto broker = OpenBroker(urls.source, options.source, env);
+  if (!broker.ok()) return broker.status();
+  c->broker_ = std::move(*broker);
   auto store = OpenStore(urls.store, env);
   if (!store.ok()) return store.status();
   c->store_ = std::move(*store);
-  c->pipeline_ = std::make_unique<Pipeline>(c->source_.get(), c->store_.get(), env, options.pipeline);
+  c->pipeline_ = std::make_unique<Pipeline>(&c->broker_->source(), c->store_.get(), env, options.pipeline);
   if (!urls.fast_filter.empty()) {
     auto filter = OpenFastFilter(urls.fast_filter, options.fast_filter_url, env);
     if (!filter.ok()) return filter.status();

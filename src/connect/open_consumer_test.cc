@@ -26,7 +26,7 @@ TEST(ConsumerOpenTest, TheBundleFromUrlsAppliesEachPaymentOnce) {
     m.topic = "pay";
     m.payload = R"({"payment_id":"P1","amount":100,"user":"u1"})";
   }
-  ASSERT_TRUE(c.source().PublishBatch(copies).ok());
+  ASSERT_TRUE(c.broker().publisher().PublishBatch(copies).ok());
   ASSERT_TRUE(c.pipeline().Run(nullptr, /*until_idle=*/true).ok());
 
   EXPECT_EQ(testing::CountEffects(c.store()), 1) << "two copies of one payment, one effect";
