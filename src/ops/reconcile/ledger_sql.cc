@@ -1,0 +1,83 @@
+#include "ops/reconcile/ledger_sql.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "guards/sql_identifier.h"
+
+namespace idem::reconcile {
+namespace {
+
+std::string List(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + QuoteIdentifier(n);
+  return out;
+}
+
+// `"a" = ? AND "b" = ?`
+std::string Equalities(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : " AND ") + QuoteIdentifier(n) + " = ?";
+  return out;
+}
+
+}  // namespace
+
+std::string QuoteIdentifier(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+LedgerSql::LedgerSql(const LedgerSpec& s, Dialect dialect) {
+  const std::string table = QuoteIdentifier(s.table);
+  std::vector<std::string> filter;
+  for (const auto& w : s.where) filter.push_back(w.first);
+  std::vector<std::string> copied = s.copy_columns;
+  for (const std::string& f : filter)
+    if (f != s.account_column && std::find(s.key_columns.begin(), s.key_columns.end(), f) == s.key_columns.end() &&
+        std::find(copied.begin(), copied.end(), f) == copied.end())
+      copied.push_back(f);
+
+  std::vector<std::string> read = s.key_columns;
+  read.push_back(s.amount_column);
+  read.push_back(s.account_column);
+  if (!s.time_column.empty()) read.push_back(s.time_column);
+  select_entries = "SELECT " + List(read) + " FROM " + table +
+                   (filter.empty() ? "" : " WHERE " + Equalities(filter)) + " ORDER BY " + List(s.key_columns);
+
+  std::vector<std::string> key_and_filter = s.key_columns;
+  key_and_filter.insert(key_and_filter.end(), filter.begin(), filter.end());
+  if (!copied.empty())
+    select_copied = "SELECT " + List(copied) + " FROM " + table + " WHERE " + Equalities(key_and_filter) + " LIMIT 1";
+  count_key = "SELECT COUNT(*) FROM " + table + " WHERE " + Equalities(s.key_columns);
+
+  std::vector<std::string> written = read;
+  written.insert(written.end(), copied.begin(), copied.end());
+  insert_reversal = "INSERT INTO " + table + " (" + List(written) + ") VALUES (" +
+                    guards::ParameterMarkers(written.size()) + ")";
+
+  if (s.HasBalance()) {
+    const std::string balance = QuoteIdentifier(s.balance_table);
+    const std::string column = QuoteIdentifier(s.balance_column);
+    const std::string where = " WHERE " + QuoteIdentifier(s.balance_key_column) + " = ?";
+    lock_balance = "SELECT " + column + " FROM " + balance + where +
+                   (dialect == Dialect::kPostgres ? " FOR UPDATE" : "");
+    update_balance = "UPDATE " + balance + " SET " + column + " = " + column + " + ?" + where;
+  }
+
+  const std::string audit = QuoteIdentifier(s.audit_table);
+  // One reversal per (ledger, reversal key), enforced by the database too: two
+  // operators applying at once cannot both reverse the same copy.
+  create_audit = "CREATE TABLE IF NOT EXISTS " + audit +
+                 " (at_ms BIGINT NOT NULL, operator VARCHAR(128) NOT NULL, action VARCHAR(32) NOT NULL, "
+                 "ledger_table VARCHAR(64) NOT NULL, business_key VARCHAR(600) NOT NULL, "
+                 "reversal_key VARCHAR(600) NOT NULL, account VARCHAR(128) NOT NULL, amount BIGINT NOT NULL, "
+                 "reason TEXT NOT NULL, CONSTRAINT " +
+                 QuoteIdentifier(s.audit_table + "_once") + " UNIQUE (ledger_table, reversal_key))";
+  insert_audit = "INSERT INTO " + audit +
+                 " (at_ms, operator, action, ledger_table, business_key, reversal_key, account, amount, reason) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+}
+
+}  // namespace idem::reconcile
