@@ -62,7 +62,9 @@ Result<std::vector<StatementRow>> ParseStatementCsv(std::string_view text, int a
                                      std::to_string(fields->size()) + " fields");
     auto amount = ParseAmount((*fields)[1], amount_decimals);
     if (!amount.ok()) {
-      if (may_be_header) continue;  // the header
+      // A header names its columns; a first row with digits in the amount is a
+      // malformed movement, which must not be skipped as if it were a header.
+      if (may_be_header && (*fields)[1].find_first_of("0123456789") == std::string::npos) continue;
       return Status::InvalidArgument(where + amount.status().message());
     }
     if ((*fields)[0].empty()) return Status::InvalidArgument(where + "the business key is empty");

@@ -1,7 +1,7 @@
 // A bank statement as CSV: one row per movement the bank made,
 //   business key, amount, time
 // e.g. `P20260928001,199.00,2026-09-28T10:00:12+08:00`. The time is optional
-// and kept as text for the report. A first line whose amount is not a number
+// and kept as text for the report. A first line whose amount field has no digit
 // (`biz_no,amount,time`) is a header. Fields may be quoted ("a,b" and "" inside).
 #pragma once
 

@@ -28,6 +28,10 @@ TEST(StatementCsvTest, ErrorsNameTheLine) {
   ASSERT_FALSE(fields.ok());
   EXPECT_NE(fields.status().message().find("line 1"), std::string::npos);
   EXPECT_FALSE(ParseStatementCsv("\"P1,1\n", 2).ok());
+  // A malformed first movement is an error, not a header to skip.
+  auto first = ParseStatementCsv("P1,199.0.0\nP2,1.00\n", 2);
+  ASSERT_FALSE(first.ok());
+  EXPECT_NE(first.status().message().find("line 1"), std::string::npos) << first.status().message();
   EXPECT_FALSE(ParseStatementCsv("P1,1\n,2\n", 2).ok());  // empty key
 }
 
