@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli_checks.h"
 #include "cli_util.h"
 #include "ops/reconcile/ledger_toml.h"
 #include "ops/reconcile/metrics_file.h"
@@ -180,7 +181,7 @@ void AddReconcileCommand(CLI::App& app) {
   cmd->add_option("--balance-key-column", a->balance_key_column, "Its account column")->group(g);
   cmd->add_option("--balance-column", a->balance_column, "Its balance column (integer minor units)")->group(g);
   cmd->add_option("--amount-decimals", a->amount_decimals, "Decimals of the minor unit (default 2)")
-      ->check(CLI::Range(0, 9))
+      ->transform(IntegerIn(0, 9))
       ->group(g);
   cmd->add_option("--bank-sign", a->bank_sign, "same: the bank lists -199.00 as -199.00; opposite: as 199.00")
       ->check(CLI::IsMember({"same", "opposite"}))
