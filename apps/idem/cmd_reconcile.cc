@@ -34,7 +34,7 @@ constexpr const char* kExitCodes =
 struct Args {
   std::string store, ledger_file, statement, metrics_file, op, reason;
   std::string table, key_columns, amount_column, account_column, time_column, copy_columns;
-  std::string balance_table, balance_key_column, balance_column, bank_sign, audit_table;
+  std::string balance_table, balance_key_column, balance_column, bank_sign, audit_table, since, until;
   std::vector<std::string> where;
   int amount_decimals = -1;
   bool apply = false, json = false;
@@ -105,10 +105,29 @@ std::unique_ptr<Store> OpenStoreOrDie(const std::string& url) {
   return std::move(*store);
 }
 
+// --since/--until: the period the statement covers (needs the time column).
+Period PeriodOrDie(const Args& a) {
+  Period p;
+  auto read = [](const std::string& text, const char* flag, int64_t* out) {
+    if (text.empty()) return;
+    auto ms = ParseTimeMs(text);
+    if (!ms.ok()) throw CliError(std::string(flag) + ": " + ms.status().message(), 2);
+    *out = *ms;
+  };
+  read(a.since, "--since", &p.from_ms);
+  read(a.until, "--until", &p.until_ms);
+  if (p.from_ms >= p.until_ms) throw CliError("--since must be before --until", 2);
+  if (!p.IsAll() && a.statement.empty()) throw CliError("--since and --until need --statement", 2);
+  return p;
+}
+
 void Run(Args a) {
   Env* env = Env::Default();
   const int64_t started_us = env->MonotonicMicros();
   const LedgerSpec spec = SpecOrDie(a);
+  const Period period = PeriodOrDie(a);
+  if (!period.IsAll() && spec.time_column.empty())
+    throw CliError("--since and --until need the ledger's time column (--time-column or ledger.time_column)", 2);
   std::vector<StatementRow> statement;
   if (!a.statement.empty()) {
     auto rows = ParseStatementCsv(ReadFileOrDie(a.statement, "bank statement", kExitFailed), spec.amount_decimals);
@@ -119,6 +138,7 @@ void Run(Args a) {
 
   ReconcileOptions options;
   options.statement = a.statement.empty() ? nullptr : &statement;
+  options.statement_period = period;
   options.apply = a.apply;
   options.actor = {ResolveActor(a.op), a.reason, env->NowMs()};
   auto result = Reconcile(*store, spec, options);
@@ -131,8 +151,12 @@ void Run(Args a) {
   }
   if (!result.ok()) throw CliError("reconcile failed: " + result.status().ToString(), kExitFailed);
 
-  const ReportContext ctx{store->Dialect(), a.statement, static_cast<int64_t>(statement.size()), a.apply,
-                          options.actor.name, options.actor.now_ms, FormatTimeMs};
+  std::string period_text;
+  if (!period.IsAll())
+    period_text = (a.since.empty() ? std::string("the start") : FormatTimeMs(period.from_ms)) + " to " +
+                  (a.until.empty() ? std::string("now") : FormatTimeMs(period.until_ms));
+  const ReportContext ctx{store->Dialect(), a.statement, period_text, static_cast<int64_t>(statement.size()),
+                          a.apply, options.actor.name, options.actor.now_ms, FormatTimeMs};
   std::cout << (a.json ? JsonReport(spec, *result, ctx) : TextReport(spec, *result, ctx)) << std::flush;
   const ExitCode code = ExitCodeFor(*result);
   if (code == kExitNeedsAttention)
@@ -163,6 +187,10 @@ void AddReconcileCommand(CLI::App& app) {
   cmd->add_option("--ledger", a->ledger_file, "TOML file with a [reconcile] section describing the ledger")
       ->check(CLI::ExistingFile);
   cmd->add_option("--statement", a->statement, "Bank statement CSV: business key, amount, time");
+  cmd->add_option("--since", a->since,
+                  "The statement's period starts here (2026-09-28, 2026-09-28T00:00:00+08:00 or ms):\n"
+                  "only ledger entries from then on are compared with it");
+  cmd->add_option("--until", a->until, "The statement's period ends here (excluded)");
   cmd->add_flag("--apply", a->apply, "Write the reversals (default: a dry run that changes nothing)");
   cmd->add_option("--operator", a->op, "Who applies, for the audit row (default: $IDEM_ACTOR, else $USER)");
   cmd->add_option("--reason", a->reason, "Why, for the audit row (default: duplicate application of KEY)");

@@ -120,12 +120,39 @@ TEST_F(ReconcileCliTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
   EXPECT_EQ(Reconcile({"--statement", dir_.File("bank.csv")}).exit_code, 1);
 }
 
+// The statement covers 10:00 to 10:10 (+08:00): P20260928003, paid at 10:30,
+// is not "missing at the bank" — it is on tomorrow's statement.
+TEST_F(ReconcileCliTest, OnlyEntriesInTheStatementsPeriodAreCompared) {
+  ProcessResult r = Reconcile({"--statement", dir_.File("bank.csv"), "--since", "2026-09-28T10:00:00+08:00", "--until",
+                               "2026-09-28T10:10:00+08:00"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("compared with entries from 2026-09-28T02:00:00.000Z to 2026-09-28T02:10:00.000Z"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("P20260928003"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Against the statement: 2 mismatches"), std::string::npos) << r.out;
+  // The double charge is found whatever the period.
+  EXPECT_NE(r.out.find("P20260928001/PAY_DEDUCT"), std::string::npos) << r.out;
+
+  EXPECT_EQ(Reconcile({"--statement", dir_.File("bank.csv"), "--since", "2026-09-28T10:00:00"}).exit_code, 2);
+  EXPECT_EQ(Reconcile({"--since", "2026-09-28"}).exit_code, 2);  // no statement
+  EXPECT_EQ(Reconcile({"--statement", dir_.File("bank.csv"), "--since", "2026-09-29", "--until", "2026-09-28"})
+                .exit_code,
+            2);
+}
+
 TEST_F(ReconcileCliTest, FlagsDescribeTheLedgerWithoutAFile) {
   ProcessResult r = Idem({"reconcile", "--store", "sqlite:" + Db(), "--table", "pay_account_flows", "--key-columns",
                           "biz_no,type", "--amount-column", "amount_cents", "--account-column", "user_id", "--where",
                           "type=PAY_DEDUCT", "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["duplicates"].size(), 1u);
+  // Without a time column there is no period to compare by.
+  ProcessResult period = Idem({"reconcile", "--store", "sqlite:" + Db(), "--table", "pay_account_flows",
+                               "--key-columns", "biz_no,type", "--amount-column", "amount_cents", "--account-column",
+                               "user_id", "--statement", dir_.File("bank.csv"), "--since", "2026-09-28"});
+  EXPECT_EQ(period.exit_code, 2);
+  EXPECT_NE(period.err.find("time column"), std::string::npos) << period.err;
 }
 
 TEST_F(ReconcileCliTest, BadInputIsAUsageErrorOrAFailureAndChangesNothing) {

@@ -34,7 +34,7 @@ struct BankTotal {
 };
 
 void CompareWithStatement(const LedgerSpec& spec, const std::map<Key, std::vector<LedgerEntry>>& groups,
-                          const std::vector<StatementRow>& statement, Findings& out) {
+                          const std::vector<StatementRow>& statement, const Period& period, Findings& out) {
   std::map<std::string, BankTotal> bank;
   for (const StatementRow& r : statement) {
     BankTotal& t = bank[r.key];
@@ -43,7 +43,8 @@ void CompareWithStatement(const LedgerSpec& spec, const std::map<Key, std::vecto
   }
   // Each key's effect once: its copies are duplicates, not extra money.
   std::map<std::string, int64_t> ledger;
-  for (const auto& [key, entries] : groups) ledger[key.front()] += InBankSign(spec, entries.front().amount);
+  for (const auto& [key, entries] : groups)
+    if (period.Contains(entries.front().time_ms)) ledger[key.front()] += InBankSign(spec, entries.front().amount);
 
   for (const auto& [key, net] : ledger) {
     auto b = bank.find(key);
@@ -99,7 +100,7 @@ std::string KeyText(const std::vector<std::string>& key) {
 }
 
 Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries,
-                 const std::vector<StatementRow>* statement) {
+                 const std::vector<StatementRow>* statement, const Period& period) {
   Findings out;
   out.entries = static_cast<int64_t>(entries.size());
   std::map<Key, std::vector<LedgerEntry>> groups;
@@ -151,7 +152,7 @@ Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries,
                                         " for the key: check whether one was deleted"});
     }
 
-  if (statement) CompareWithStatement(spec, groups, *statement, out);
+  if (statement) CompareWithStatement(spec, groups, *statement, period, out);
   return out;
 }
 

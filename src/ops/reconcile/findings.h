@@ -8,7 +8,8 @@
 //   mismatch    against the statement, per business key (the first key
 //               column): missing in the ledger, missing at the bank, or the
 //               amounts differ. Duplicates count once here; they are reported
-//               (and reversed) as duplicates.
+//               (and reversed) as duplicates. With a period, only the keys
+//               whose first entry lies in it are compared.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "ops/reconcile/ledger_spec.h"
+#include "ops/reconcile/period.h"
 #include "ops/reconcile/statement_csv.h"
 
 namespace idem::reconcile {
@@ -77,9 +79,10 @@ struct Findings {
   int64_t reversals = 0;  // of them, reversal entries
 };
 
-// `entries` in any order. `statement` null when there is none.
+// `entries` in any order. `statement` null when there is none; only keys whose
+// first entry lies in `period` are compared with it.
 Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries,
-                 const std::vector<StatementRow>* statement);
+                 const std::vector<StatementRow>* statement, const Period& period = {});
 
 // "P20260928001/PAY_DEDUCT": a key for people.
 std::string KeyText(const std::vector<std::string>& key);

@@ -120,5 +120,17 @@ TEST(ReconcileFindingsTest, CopiesTheBankChargedAsWellAreHeld) {
   EXPECT_EQ(f.duplicates[0].extra[0].state, CopyState::kHeld);
 }
 
+// A daily statement against years of ledger: yesterday's entries are not
+// "missing at the bank" today.
+TEST(ReconcileFindingsTest, OnlyEntriesInsideTheStatementsPeriodAreCompared) {
+  const std::vector<StatementRow> bank = {{"P2", 100, "", 1}};
+  Findings f = Analyze(Flows(), {Entry("P1", -100, "u", 50), Entry("P2", -100, "u", 150), Entry("P3", -100, "u", 200)},
+                       &bank, Period{100, 200});
+  EXPECT_TRUE(f.mismatches.empty()) << f.mismatches.size();
+  Findings all = Analyze(Flows(), {Entry("P1", -100, "u", 50), Entry("P2", -100, "u", 150)}, &bank);
+  ASSERT_EQ(all.mismatches.size(), 1u);
+  EXPECT_EQ(all.mismatches[0].key, "P1");
+}
+
 }  // namespace
 }  // namespace idem::reconcile

@@ -7,6 +7,9 @@
 namespace idem::reconcile {
 
 Result<ReconcileResult> Reconcile(Store& store, const LedgerSpec& spec, const ReconcileOptions& options) {
+  if (!options.statement_period.IsAll() && spec.time_column.empty())
+    return Status::InvalidArgument("a statement period needs the ledger's time column: give --time-column or "
+                                   "ledger.time_column");
   const LedgerSql sql(spec, store.Dialect());
   if (options.apply) {
     Status created = store.ExecScript(sql.create_audit);
@@ -19,7 +22,7 @@ Result<ReconcileResult> Reconcile(Store& store, const LedgerSpec& spec, const Re
   if (!entries.ok()) return entries.status();
 
   ReconcileResult result;
-  result.findings = Analyze(spec, std::move(*entries), options.statement);
+  result.findings = Analyze(spec, std::move(*entries), options.statement, options.statement_period);
   if (!options.apply) return result;  // the transaction rolls back: a dry run writes nothing
 
   for (Duplicate& dup : result.findings.duplicates) {

@@ -21,6 +21,7 @@ namespace idem::reconcile {
 
 struct ReconcileOptions {
   const std::vector<StatementRow>* statement = nullptr;  // null: no comparison with the bank
+  Period statement_period;  // what the statement covers; needs a time column unless it is all time. Default: all
   bool apply = false;  // false: a dry run, nothing is written. Default false.
   Actor actor;         // who applies, why, and the time stamped on reversals (used only with apply)
 };

@@ -62,6 +62,7 @@ std::string JsonReport(const LedgerSpec& spec, const ReconcileResult& r, const R
            {"reversal_entries", f.reversals},
            {"statement", ctx.statement.empty() ? json(nullptr) : json(ctx.statement)},
            {"statement_rows", ctx.statement_rows},
+           {"statement_period", ctx.period.empty() ? json(nullptr) : json(ctx.period)},
            {"duplicates", duplicates},
            {"conflicts", conflicts},
            {"mismatches", mismatches},

@@ -48,7 +48,8 @@ std::string TextReport(const LedgerSpec& spec, const ReconcileResult& r, const R
   out += "Read " + Plural(f.entries, "ledger entry", "ledger entries") + " (" +
          Plural(f.reversals, "reversal", "reversals") + ")";
   out += ctx.statement.empty() ? "; no bank statement given\n"
-                               : "; statement " + ctx.statement + ": " + Plural(ctx.statement_rows, "row", "rows") + "\n";
+                               : "; statement " + ctx.statement + ": " + Plural(ctx.statement_rows, "row", "rows") +
+                                     (ctx.period.empty() ? "" : ", compared with entries from " + ctx.period) + "\n";
   if (!ctx.apply)
     out += "DRY RUN: nothing was changed (--apply writes the reversals marked open)\n";
   else
