@@ -28,7 +28,8 @@ constexpr const char* kExitCodes =
     "  2 usage error: bad option or ledger description; nothing was read\n"
     "  3 repaired: --apply reversed duplicates and nothing else is left; tell the account owners\n"
     "  4 failed: the store or the statement could not be read, or the apply rolled back;\n"
-    "    nothing was changed\n"
+    "    nothing was changed (unless the message says the commit's outcome is unknown:\n"
+    "    then run again without --apply to see whether the reversals landed)\n"
     "Guide: docs/operations.md, Reconciliation.";
 
 struct Args {
@@ -128,13 +129,28 @@ void Run(Args a) {
   const Period period = PeriodOrDie(a);
   if (!period.IsAll() && spec.time_column.empty())
     throw CliError("--since and --until need the ledger's time column (--time-column or ledger.time_column)", 2);
+  // Every run that got this far leaves metrics, a failed one too (success 0),
+  // so the alert on the exported file fires for it.
+  auto write_metrics = [&](const ReconcileResult* result) {
+    if (a.metrics_file.empty()) return;
+    const RunFacts facts{spec.table, env->NowMs(), static_cast<double>(env->MonotonicMicros() - started_us) / 1e6,
+                         result};
+    Status written = WriteMetricsFile(a.metrics_file, facts);
+    if (!written.ok()) std::cerr << "idem: " << written.message() << "\n";
+  };
   std::vector<StatementRow> statement;
-  if (!a.statement.empty()) {
-    auto rows = ParseStatementCsv(ReadFileOrDie(a.statement, "bank statement", kExitFailed), spec.amount_decimals);
-    if (!rows.ok()) throw CliError(a.statement + ": " + rows.status().message(), kExitFailed);
-    statement = std::move(*rows);
+  std::unique_ptr<Store> store;
+  try {
+    if (!a.statement.empty()) {
+      auto rows = ParseStatementCsv(ReadFileOrDie(a.statement, "bank statement", kExitFailed), spec.amount_decimals);
+      if (!rows.ok()) throw CliError(a.statement + ": " + rows.status().message(), kExitFailed);
+      statement = std::move(*rows);
+    }
+    store = OpenStoreOrDie(a.store);
+  } catch (const CliError& e) {
+    if (e.exit_code == kExitFailed) write_metrics(nullptr);
+    throw;
   }
-  auto store = OpenStoreOrDie(a.store);
 
   ReconcileOptions options;
   options.statement = a.statement.empty() ? nullptr : &statement;
@@ -142,13 +158,7 @@ void Run(Args a) {
   options.apply = a.apply;
   options.actor = {ResolveActor(a.op), a.reason, env->NowMs()};
   auto result = Reconcile(*store, spec, options);
-
-  RunFacts facts{spec.table, env->NowMs(), static_cast<double>(env->MonotonicMicros() - started_us) / 1e6,
-                 result.ok() ? &*result : nullptr};
-  if (!a.metrics_file.empty()) {
-    Status written = WriteMetricsFile(a.metrics_file, facts);
-    if (!written.ok()) std::cerr << "idem: " << written.message() << "\n";
-  }
+  write_metrics(result.ok() ? &*result : nullptr);
   if (!result.ok()) throw CliError("reconcile failed: " + result.status().ToString(), kExitFailed);
 
   std::string period_text;

@@ -162,9 +162,13 @@ TEST_F(ReconcileCliTest, BadInputIsAUsageErrorOrAFailureAndChangesNothing) {
   EXPECT_EQ(Reconcile({"--bank-sign", "sideways"}).exit_code, 2);
   EXPECT_EQ(Reconcile({"--where", "=x"}).exit_code, 2);
 
-  ProcessResult no_db = Idem({"reconcile", "--ledger", dir_.File("ledger.toml"), "--store", dir_.File("typo.db")});
+  ProcessResult no_db = Idem({"reconcile", "--ledger", dir_.File("ledger.toml"), "--store", dir_.File("typo.db"),
+                              "--metrics-file", dir_.File("failed.prom")});
   EXPECT_EQ(no_db.exit_code, 4);
   EXPECT_NE(no_db.err.find("no SQLite database at"), std::string::npos) << no_db.err;
+  EXPECT_NE(Read("failed.prom").find("idem_reconcile_last_run_success{ledger=\"pay_account_flows\"} 0\n"),
+            std::string::npos)
+      << "a failed run must still tell the monitoring";
 
   ProcessResult no_table = Reconcile({"--table", "pay_flows"});
   EXPECT_EQ(no_table.exit_code, 4);
