@@ -6,6 +6,22 @@
 namespace idem::reconcile {
 namespace {
 
+// Keys, accounts and statement fields come from outside: control bytes are
+// shown as \xNN so that printing the report cannot drive the terminal.
+std::string Shown(std::string_view data) {
+  std::string out;
+  for (unsigned char c : data) {
+    if (c >= 0x20 && c != 0x7f) {
+      out += static_cast<char>(c);
+      continue;
+    }
+    char esc[5];
+    std::snprintf(esc, sizeof esc, "\\x%02x", c);
+    out += esc;
+  }
+  return out;
+}
+
 std::string Plural(int64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -16,11 +32,11 @@ std::string CopyLine(const LedgerSpec& spec, const Duplicate& d, const ExtraCopy
   if (static_cast<size_t>(c.ordinal) <= d.times_ms.size()) line += "  " + ctx.format_time(d.times_ms[c.ordinal - 1]);
   switch (c.state) {
     case CopyState::kOpen:
-      return line + "  open: --apply reverses it as " + c.reversal_key + " (" + back + ")";
+      return line + "  open: --apply reverses it as " + Shown(c.reversal_key) + " (" + back + ")";
     case CopyState::kReversedNow:
-      return line + "  reversed now: " + c.reversal_key + " (" + back + ")";
+      return line + "  reversed now: " + Shown(c.reversal_key) + " (" + back + ")";
     case CopyState::kReversedBefore:
-      return line + "  reversed before: " + c.reversal_key;
+      return line + "  reversed before: " + Shown(c.reversal_key);
     case CopyState::kHeld:
       return line + "  held: the bank shows this charge too; refund through the bank, not a reversal";
   }
@@ -32,10 +48,13 @@ std::string MismatchLine(const LedgerSpec& spec, const Mismatch& m) {
   const char* kind = m.kind == MismatchKind::kMissingInLedger ? "missing in ledger"
                      : m.kind == MismatchKind::kMissingAtBank ? "missing at bank"
                                                               : "amount differs";
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "  %-18s %-24s ledger %-12s bank %-12s %s", kind, m.key.c_str(),
-                amount(m.ledger).c_str(), amount(m.bank).c_str(), m.bank_time.c_str());
-  std::string line = buf;
+  // Columns padded, never cut: a long key still prints whole.
+  auto pad = [](std::string text, size_t width) {
+    if (text.size() < width) text.append(width - text.size(), ' ');
+    return text;
+  };
+  std::string line = "  " + pad(kind, 18) + " " + pad(Shown(m.key), 24) + " ledger " + pad(amount(m.ledger), 12) +
+                     " bank " + pad(amount(m.bank), 12) + " " + Shown(m.bank_time);
   while (!line.empty() && line.back() == ' ') line.pop_back();
   return line;
 }
@@ -68,14 +87,15 @@ std::string TextReport(const LedgerSpec& spec, const ReconcileResult& r, const R
     out += Plural(static_cast<int64_t>(f.duplicates.size()), "key", "keys") + " applied more than once, " +
            Plural(extra, "extra copy", "extra copies") + " of " + FormatAmount(too_much, spec.amount_decimals) + "\n";
   for (const Duplicate& d : f.duplicates) {
-    out += "  " + KeyText(d.key) + "  account " + d.account + "  " + FormatAmount(d.amount, spec.amount_decimals) +
+    out += "  " + Shown(KeyText(d.key)) + "  account " + Shown(d.account) + "  " +
+           FormatAmount(d.amount, spec.amount_decimals) +
            " x" + std::to_string(d.copies());
     if (d.bank_movements >= 0) out += "  (bank: " + Plural(d.bank_movements, "movement", "movements") + ")";
     out += "\n";
     for (const ExtraCopy& c : d.extra) out += CopyLine(spec, d, c, ctx) + "\n";
   }
   out += "\nConflicts: " + (f.conflicts.empty() ? std::string("none\n") : "\n");
-  for (const Conflict& c : f.conflicts) out += "  " + KeyText(c.key) + ": " + c.what + "\n";
+  for (const Conflict& c : f.conflicts) out += "  " + Shown(KeyText(c.key)) + ": " + Shown(c.what) + "\n";
   if (!ctx.statement.empty()) {
     out += "\nAgainst the statement: " +
            (f.mismatches.empty() ? std::string("every key matches\n")
