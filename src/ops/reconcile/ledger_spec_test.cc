@@ -4,18 +4,12 @@
 
 #include "ops/reconcile/ledger_sql.h"
 #include "ops/reconcile/ledger_toml.h"
+#include "ops/reconcile/test_specs.h"
 
 namespace idem::reconcile {
 namespace {
 
-LedgerSpec Minimal() {
-  LedgerSpec s;
-  s.table = "flows";
-  s.key_columns = {"biz_no"};
-  s.amount_column = "amount_cents";
-  s.account_column = "user_id";
-  return s;
-}
+using testing::MinimalSpec;
 
 std::string Problem(const LedgerSpec& s) {
   Status v = Validate(s);
@@ -23,29 +17,29 @@ std::string Problem(const LedgerSpec& s) {
 }
 
 TEST(LedgerSpecTest, NamesMustBePlainIdentifiers) {
-  EXPECT_EQ(Problem(Minimal()), "");
+  EXPECT_EQ(Problem(MinimalSpec()), "");
   for (const std::string& bad : std::vector<std::string>{"flows; DROP TABLE flows", "flows\"", "1flows", "a.b", "",
                                                            std::string(64, 'a')}) {
-    LedgerSpec s = Minimal();
+    LedgerSpec s = MinimalSpec();
     s.table = bad;
     EXPECT_NE(Problem(s), "") << bad;
-    s = Minimal();
+    s = MinimalSpec();
     s.key_columns = {"biz_no", bad};
     EXPECT_NE(Problem(s), "") << bad;
-    s = Minimal();
+    s = MinimalSpec();
     s.where = {{bad, "x"}};
     EXPECT_NE(Problem(s), "") << bad;
   }
-  LedgerSpec s = Minimal();
+  LedgerSpec s = MinimalSpec();
   s.table = "flows; DROP TABLE flows";
   EXPECT_NE(Problem(s).find("'flows; DROP TABLE flows' is not a plain SQL identifier"), std::string::npos) << Problem(s);
 }
 
 TEST(LedgerSpecTest, MissingPartsSayWhichFlagOrKeyGivesThem) {
-  LedgerSpec s = Minimal();
+  LedgerSpec s = MinimalSpec();
   s.amount_column.clear();
   EXPECT_NE(Problem(s).find("--amount-column"), std::string::npos) << Problem(s);
-  s = Minimal();
+  s = MinimalSpec();
   s.balance_table = "accounts";
   EXPECT_NE(Problem(s).find("all three"), std::string::npos) << Problem(s);
 }
@@ -54,17 +48,17 @@ TEST(LedgerSpecTest, MissingPartsSayWhichFlagOrKeyGivesThem) {
 // hide it from the next run, which would then reverse the copy again.
 TEST(LedgerSpecTest, FiltersThatWouldHideReversalsAreRefused) {
   for (const char* column : {"biz_no", "amount_cents"}) {
-    LedgerSpec s = Minimal();
+    LedgerSpec s = MinimalSpec();
     s.where = {{column, "x"}};
     EXPECT_NE(Problem(s).find("would hide the reversals"), std::string::npos) << column;
   }
-  LedgerSpec s = Minimal();
+  LedgerSpec s = MinimalSpec();
   s.copy_columns = {"amount_cents"};
   EXPECT_NE(Problem(s), "");
 }
 
 TEST(LedgerSqlTest, NamesAreQuotedAndValuesBound) {
-  LedgerSpec s = Minimal();
+  LedgerSpec s = MinimalSpec();
   s.key_columns = {"biz_no", "type"};
   s.where = {{"type", "PAY_DEDUCT"}, {"channel", "card"}};
   s.balance_table = "accounts";
