@@ -36,6 +36,7 @@ struct Args {
   std::string store, ledger_file, statement, metrics_file, op, reason;
   std::string table, key_columns, amount_column, account_column, time_column, copy_columns;
   std::string balance_table, balance_key_column, balance_column, bank_sign, audit_table, since, until;
+  std::string amount_unit;
   std::vector<std::string> where;
   int amount_decimals = -1;
   bool apply = false, json = false;
@@ -80,6 +81,7 @@ LedgerSpec SpecOrDie(Args& a) {
   set(a.balance_column, s.balance_column);
   set(a.audit_table, s.audit_table);
   if (a.amount_decimals >= 0) s.amount_decimals = a.amount_decimals;
+  if (!a.amount_unit.empty()) s.amount_unit = a.amount_unit == "major" ? AmountUnit::kMajor : AmountUnit::kMinor;
   if (!a.bank_sign.empty()) s.bank_sign = a.bank_sign == "opposite" ? BankSign::kOpposite : BankSign::kSame;
   for (const std::string& w : a.where) {
     const size_t eq = w.find('=');
@@ -210,14 +212,17 @@ void AddReconcileCommand(CLI::App& app) {
   cmd->add_option("--table", a->table, "Ledger table")->group(g);
   cmd->add_option("--key-columns", a->key_columns, "Business-key columns, comma-separated; the statement names the first")
       ->group(g);
-  cmd->add_option("--amount-column", a->amount_column, "Amount column (integer minor units)")->group(g);
+  cmd->add_option("--amount-column", a->amount_column, "Amount column (see --amount-unit)")->group(g);
   cmd->add_option("--account-column", a->account_column, "Account column")->group(g);
   cmd->add_option("--time-column", a->time_column, "Time column (ms since the epoch), optional")->group(g);
   cmd->add_option("--where", a->where, "Only entries with COLUMN=VALUE (repeatable)")->group(g);
   cmd->add_option("--copy-columns", a->copy_columns, "Columns a reversal copies from its original")->group(g);
   cmd->add_option("--balance-table", a->balance_table, "Balance table")->group(g);
   cmd->add_option("--balance-key-column", a->balance_key_column, "Its account column")->group(g);
-  cmd->add_option("--balance-column", a->balance_column, "Its balance column (integer minor units)")->group(g);
+  cmd->add_option("--balance-column", a->balance_column, "Its balance column (in the amount's unit)")->group(g);
+  cmd->add_option("--amount-unit", a->amount_unit, "minor: integer cents (default); major: a decimal column (199.00)")
+      ->check(CLI::IsMember({"minor", "major"}))
+      ->group(g);
   cmd->add_option("--amount-decimals", a->amount_decimals, "Decimals of the minor unit (default 2)")
       ->transform(IntegerIn(0, 9))
       ->group(g);

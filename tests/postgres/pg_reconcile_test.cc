@@ -33,6 +33,26 @@ Result<ReconcileResult> RunReconcile(Store& store, const LedgerSpec& spec, bool 
   return Reconcile(store, spec, o);
 }
 
+// A fresh schema holding the tables `ddl` creates; null after a test failure.
+std::unique_ptr<Store> StoreWith(const std::string& ddl) {
+  auto store = OpenPgStoreOrFail(FreshSchemaUrl());
+  if (store && !store->ExecScript(ddl).ok()) {
+    ADD_FAILURE() << "cannot create the test tables";
+    return nullptr;
+  }
+  return store;
+}
+
+LedgerSpec Spec(const std::string& table, const std::string& key, const std::string& amount,
+                const std::string& account) {
+  LedgerSpec spec;
+  spec.table = table;
+  spec.key_columns = {key};
+  spec.amount_column = amount;
+  spec.account_column = account;
+  return spec;
+}
+
 int64_t Balance(Store& store, const std::string& user) {
   return QueryInt(store, "SELECT balance_cents FROM pay_accounts WHERE user_id = '" + user + "'");
 }
@@ -75,23 +95,45 @@ TEST(PgReconcileTest, TheDoubleChargeIsFoundReversedOnceAndTheBalanceRestored) {
 // Names that are keywords (user, type, order) work because every name is quoted.
 TEST(PgReconcileTest, KeywordColumnNamesAreQuoted) {
   if (PostgresTestUrl().empty()) GTEST_SKIP() << kNoPostgres;
-  auto store = OpenPgStoreOrFail(FreshSchemaUrl());
+  auto store = StoreWith(
+      "CREATE TABLE \"order\" (\"order\" VARCHAR(64) NOT NULL, \"user\" VARCHAR(64) NOT NULL, \"value\" BIGINT NOT "
+      "NULL);"
+      "INSERT INTO \"order\" VALUES ('P1', 'u1', -5), ('P1', 'u1', -5)");
   ASSERT_NE(store, nullptr);
-  ASSERT_TRUE(store
-                  ->ExecScript("CREATE TABLE \"order\" (\"order\" VARCHAR(64) NOT NULL, \"user\" VARCHAR(64) NOT NULL, "
-                               "\"value\" BIGINT NOT NULL);"
-                               "INSERT INTO \"order\" VALUES ('P1', 'u1', -5), ('P1', 'u1', -5)")
-                  .ok());
-  LedgerSpec spec;
-  spec.table = "order";
-  spec.key_columns = {"order"};
-  spec.amount_column = "value";
-  spec.account_column = "user";
+  const LedgerSpec spec = Spec("order", "order", "value", "user");
   ASSERT_TRUE(Validate(spec).ok());
   auto r = RunReconcile(*store, spec, true);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->reversed_now, 1);
   EXPECT_EQ(QueryInt(*store, "SELECT SUM(\"value\") FROM \"order\""), -5);
+}
+
+// NUMERIC amounts come back from PostgreSQL as doubles or whole numbers: the
+// repair still reads and writes them exactly.
+TEST(PgReconcileTest, ANumericLedgerIsReversedExactly) {
+  if (PostgresTestUrl().empty()) GTEST_SKIP() << kNoPostgres;
+  auto store = StoreWith(
+      "CREATE TABLE t_account (user_id VARCHAR(64) PRIMARY KEY, balance NUMERIC(12,2) NOT NULL);"
+      "CREATE TABLE t_account_flow (biz_no VARCHAR(64) NOT NULL, user_id VARCHAR(64) NOT NULL, amount NUMERIC(12,2) "
+      "NOT NULL);"
+      "INSERT INTO t_account VALUES ('10086', 552.10);"
+      "INSERT INTO t_account_flow VALUES ('P20260928001', '10086', -199.10), ('P20260928001', '10086', -199.10), "
+      "('P2', '10086', -5)");
+  ASSERT_NE(store, nullptr);
+  LedgerSpec spec = Spec("t_account_flow", "biz_no", "amount", "user_id");
+  spec.balance_table = "t_account";
+  spec.balance_key_column = "user_id";
+  spec.balance_column = "balance";
+  spec.amount_unit = AmountUnit::kMajor;
+  ASSERT_TRUE(Validate(spec).ok());
+  auto r = RunReconcile(*store, spec, true);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->reversed_now, 1);
+  EXPECT_EQ(r->findings.duplicates[0].amount, -19910);
+  EXPECT_EQ(QueryInt(*store, "SELECT (balance * 100)::bigint FROM t_account"), 75120);
+  EXPECT_EQ(QueryInt(*store, "SELECT (amount * 100)::bigint FROM t_account_flow WHERE biz_no = "
+                             "'P20260928001:reversal:2'"),
+            19910);
 }
 
 // Run B scans, then another run (A, here by hand) reverses the copy and commits

@@ -1,5 +1,6 @@
 #include "ops/reconcile/apply_reversals.h"
 
+#include "ops/reconcile/amount.h"
 #include "ops/reconcile/rewrap_status.h"
 
 namespace idem::reconcile {
@@ -7,6 +8,12 @@ namespace {
 
 Status Failed(const std::string& what, const Status& s) {
   return Rewrap(s, what + ": " + s.message() + " (nothing was changed: the whole run rolled back)");
+}
+
+// An amount to bind for the ledger's amount or balance column.
+Value AmountValue(const LedgerSpec& spec, int64_t minor) {
+  if (spec.amount_unit == AmountUnit::kMinor) return minor;
+  return FormatAmount(minor, spec.amount_decimals);  // "199.00": the column's own type reads it exactly
 }
 
 // The business key of a copy's reversal entry: the original's, with the first
@@ -39,7 +46,7 @@ Result<int64_t> ReverseOne(SqlTx& tx, const LedgerSpec& spec, const LedgerSql& s
   }
 
   std::vector<Value> row = reversal_key;
-  row.emplace_back(-dup.amount);
+  row.push_back(AmountValue(spec, -dup.amount));
   row.emplace_back(dup.account);
   if (!spec.time_column.empty()) row.emplace_back(actor.now_ms);
   if (!sql.select_copied.empty()) {
@@ -54,7 +61,7 @@ Result<int64_t> ReverseOne(SqlTx& tx, const LedgerSpec& spec, const LedgerSql& s
   if (!inserted.ok()) return Failed(what + ": cannot write the reversal entry", inserted.status());
 
   if (spec.HasBalance()) {
-    auto moved = tx.Exec(sql.update_balance, {-dup.amount, dup.account});
+    auto moved = tx.Exec(sql.update_balance, {AmountValue(spec, -dup.amount), dup.account});
     if (!moved.ok()) return Failed(what + ": cannot restore the balance", moved.status());
     if (*moved != 1)
       return Status::Permanent(what + ": the balance update changed " + std::to_string(*moved) + " rows of " +

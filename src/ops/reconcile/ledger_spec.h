@@ -23,10 +23,16 @@ enum class BankSign {
   kOpposite,  // the statement lists it as 199.00 (the bank's view of the same money)
 };
 
+// How the ledger's amount (and balance) columns hold money.
+enum class AmountUnit {
+  kMinor,  // integers in minor units: 199.00 is 19900 (BIGINT amount_cents)
+  kMajor,  // decimals: 199.00 is 199.00 (NUMERIC(12,2), DECIMAL amount)
+};
+
 struct LedgerSpec {
   std::string table;                     // the ledger (one row per applied effect)
   std::vector<std::string> key_columns;  // the business key; a bank statement names the first one
-  std::string amount_column;             // integer minor units (cents), signed as the balance moves
+  std::string amount_column;             // signed as the balance moves; see amount_unit
   std::string account_column;            // the account the entry belongs to
   std::string time_column;               // optional: ms since the epoch; orders copies, stamps reversals
   // Optional equality filters (column = value), e.g. type = PAY_DEDUCT: only
@@ -39,9 +45,10 @@ struct LedgerSpec {
   // Optional: the balance the entries move. A reversal adds -amount to it.
   std::string balance_table;
   std::string balance_key_column;  // matches account_column's value
-  std::string balance_column;      // integer minor units
+  std::string balance_column;      // in the same unit as the amount
 
-  int amount_decimals = 2;  // 199.00 is 19900 in the ledger. Default 2.
+  AmountUnit amount_unit = AmountUnit::kMinor;  // Default: integer minor units.
+  int amount_decimals = 2;  // digits after the point: 199.00 is 19900 minor units. Default 2.
   BankSign bank_sign = BankSign::kSame;
   // A reversal's key is the original's first key column + marker + the copy's
   // ordinal (2 for the second application): P20260928001:reversal:2.

@@ -100,7 +100,8 @@ Result<LedgerFile> ParseLedgerToml(std::string_view text, const std::string& fil
   if (!ledger) return Status::InvalidArgument(file_name + " has no [reconcile.ledger] table: it names the ledger");
   const Section l(*ledger, "reconcile.ledger", file_name);
   IDEM_RETURN_IF_ERROR(l.CheckKeys({"table", "key_columns", "amount_column", "account_column", "time_column", "where",
-                                    "copy_columns", "amount_decimals", "bank_sign", "reversal_marker"}));
+                                    "copy_columns", "amount_unit", "amount_decimals", "bank_sign",
+                                    "reversal_marker"}));
   IDEM_RETURN_IF_ERROR(l.String("table", &s.table));
   IDEM_RETURN_IF_ERROR(l.Strings("key_columns", &s.key_columns));
   IDEM_RETURN_IF_ERROR(l.String("amount_column", &s.amount_column));
@@ -110,6 +111,12 @@ Result<LedgerFile> ParseLedgerToml(std::string_view text, const std::string& fil
   IDEM_RETURN_IF_ERROR(l.Strings("copy_columns", &s.copy_columns));
   IDEM_RETURN_IF_ERROR(l.Int("amount_decimals", &s.amount_decimals));
   IDEM_RETURN_IF_ERROR(l.String("reversal_marker", &s.reversal_marker));
+  std::string unit;
+  IDEM_RETURN_IF_ERROR(l.String("amount_unit", &unit));
+  if (unit == "major") s.amount_unit = AmountUnit::kMajor;
+  else if (!unit.empty() && unit != "minor")
+    return Status::InvalidArgument(file_name + ": reconcile.ledger.amount_unit is \"minor\" (integer cents) or "
+                                   "\"major\" (decimal 199.00), not \"" + unit + "\"");
   std::string sign;
   IDEM_RETURN_IF_ERROR(l.String("bank_sign", &sign));
   if (sign == "opposite") s.bank_sign = BankSign::kOpposite;

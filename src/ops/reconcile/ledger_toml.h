@@ -14,6 +14,7 @@
 //   time_column = "created_at_ms"       # optional
 //   where = { type = "PAY_DEDUCT" }     # optional
 //   copy_columns = []                   # optional
+//   amount_unit = "minor"               # integer cents; "major" for a decimal column
 //   amount_decimals = 2
 //   bank_sign = "opposite"              # or "same" (the default)
 //   reversal_marker = ":reversal:"

@@ -190,5 +190,40 @@ TEST_F(ReconcileSqliteTest, AWrongTableNameIsAnErrorThatSaysWhatToCheck) {
   EXPECT_NE(r.status().message().find("cannot read the ledger pay_flows"), std::string::npos) << r.status().message();
 }
 
+// The repair procedure's own ledger kept decimals (amount -199.00): the same
+// repair, with the reversal and the balance written as decimals.
+TEST_F(ReconcileSqliteTest, ADecimalLedgerIsReversedInDecimals) {
+  ASSERT_TRUE(store_
+                  ->ExecScript("CREATE TABLE t_account (user_id VARCHAR(64) PRIMARY KEY, balance DECIMAL(12,2) NOT "
+                               "NULL);"
+                               "CREATE TABLE t_account_flow (biz_no VARCHAR(64) NOT NULL, type VARCHAR(16) NOT NULL, "
+                               "user_id VARCHAR(64) NOT NULL, amount DECIMAL(12,2) NOT NULL);"
+                               "INSERT INTO t_account VALUES ('10086', 552.50);"
+                               "INSERT INTO t_account_flow VALUES ('P20260928001', 'PAY_DEDUCT', '10086', -199.25), "
+                               "('P20260928001', 'PAY_DEDUCT', '10086', -199.25)")
+                  .ok());
+  spec_.table = "t_account_flow";
+  spec_.amount_column = "amount";
+  spec_.time_column = "";
+  spec_.copy_columns = {};
+  spec_.balance_table = "t_account";
+  spec_.balance_column = "balance";
+  spec_.amount_unit = AmountUnit::kMajor;
+  auto r = Run(true);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->findings.duplicates.size(), 1u);
+  EXPECT_EQ(r->findings.duplicates[0].amount, -19925);
+  EXPECT_EQ(r->reversed_now, 1);
+  EXPECT_EQ(QueryInt(*store_, "SELECT balance * 100 FROM t_account WHERE user_id = '10086'"), 75175);
+  EXPECT_EQ(QueryInt(*store_, "SELECT amount * 100 FROM t_account_flow WHERE biz_no = 'P20260928001:reversal:2'"),
+            19925);
+  EXPECT_EQ(QueryInt(*store_, "SELECT amount FROM idem_reconcile_audit"), 19925);  // the audit keeps minor units
+
+  spec_.amount_unit = AmountUnit::kMinor;
+  auto minor = Run(false);
+  ASSERT_FALSE(minor.ok());
+  EXPECT_NE(minor.status().message().find("amount_unit = \"major\""), std::string::npos) << minor.status().message();
+}
+
 }  // namespace
 }  // namespace idem::reconcile
