@@ -84,6 +84,16 @@ TEST(PgReconcileTest, TheDoubleChargeIsFoundReversedOnceAndTheBalanceRestored) {
             19900);
   EXPECT_EQ(QueryInt(*store, "SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = 'alice'"), 1);
 
+  // The statement's day only (10:00 to 10:10 +08:00): P20260928003 at 10:30 is not compared.
+  ReconcileOptions day;
+  day.statement = &*statement;
+  day.statement_period = {1'790'560'800'000, 1'790'561'400'000};
+  auto daily = Reconcile(*store, spec, day);
+  ASSERT_TRUE(daily.ok()) << daily.status().ToString();
+  EXPECT_EQ(daily->findings.mismatches.size(), 2u);
+  EXPECT_EQ(daily->findings.reversals, 1);
+  EXPECT_EQ(daily->findings.duplicates[0].extra[0].state, CopyState::kReversedBefore);
+
   auto again = RunReconcile(*store, spec, true);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(again->reversed_now, 0);

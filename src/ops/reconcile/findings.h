@@ -75,7 +75,7 @@ struct Findings {
   std::vector<Duplicate> duplicates;
   std::vector<Conflict> conflicts;
   std::vector<Mismatch> mismatches;
-  int64_t entries = 0;    // ledger entries read (reversals included)
+  int64_t entries = 0;    // ledger entries inside the filter (reversals included)
   int64_t reversals = 0;  // of them, reversal entries
 };
 

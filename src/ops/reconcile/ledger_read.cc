@@ -29,18 +29,15 @@ Result<int64_t> MinorUnits(const LedgerSpec& spec, const Value& v) {
   return Status::InvalidArgument("amount is empty (NULL)");
 }
 
-}  // namespace
-
-Result<std::vector<LedgerEntry>> ReadEntries(SqlTx& tx, const LedgerSpec& spec, const LedgerSql& sql) {
-  std::vector<Value> params;
-  for (const auto& w : spec.where) params.emplace_back(w.second);
-  auto rows = tx.Query(sql.select_entries, params);
+// Appends the entries `statement` returns.
+Status ReadInto(SqlTx& tx, const LedgerSpec& spec, const std::string& statement, const std::vector<Value>& params,
+                std::vector<LedgerEntry>& entries) {
+  auto rows = tx.Query(statement, params);
   if (!rows.ok())
     return Rewrap(rows.status(), "cannot read the ledger " + spec.table + ": " + rows.status().message() +
-                                            " (check the table and column names against the database)");
+                                     " (check the table and column names against the database)");
   const size_t nkey = spec.key_columns.size();
-  std::vector<LedgerEntry> entries;
-  entries.reserve(rows->size());
+  entries.reserve(entries.size() + rows->size());
   for (const Row& row : *rows) {
     LedgerEntry e;
     for (size_t i = 0; i < nkey; ++i) e.key.push_back(AsText(row[i]));
@@ -53,7 +50,41 @@ Result<std::vector<LedgerEntry>> ReadEntries(SqlTx& tx, const LedgerSpec& spec, 
     if (!spec.time_column.empty()) e.time_ms = AsInt(row[nkey + 2]);
     entries.push_back(std::move(e));
   }
-  return entries;
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<LedgerRead> ReadLedger(SqlTx& tx, const LedgerSpec& spec, const LedgerSql& sql, bool for_statement,
+                              const Period& period) {
+  std::vector<Value> where;
+  for (const auto& w : spec.where) where.emplace_back(w.second);
+  LedgerRead out;
+  if (for_statement && period.IsAll()) {
+    // The statement is compared with the whole ledger: that is a full read anyway.
+    IDEM_RETURN_IF_ERROR(ReadInto(tx, spec, sql.select_entries, where, out.entries));
+    out.total = static_cast<int64_t>(out.entries.size());
+    return out;
+  }
+  // Three disjoint reads: marked entries; unmarked entries of repeated keys
+  // (outside the period, when one is compared); unmarked entries in the period.
+  std::vector<Value> marked = where;
+  marked.emplace_back(LikePattern(spec.reversal_marker));
+  IDEM_RETURN_IF_ERROR(ReadInto(tx, spec, sql.select_marked, marked, out.entries));
+  std::vector<Value> repeated = marked;
+  repeated.insert(repeated.end(), marked.begin(), marked.end());
+  if (for_statement) {
+    repeated.insert(repeated.end(), {period.from_ms, period.until_ms});
+    IDEM_RETURN_IF_ERROR(ReadInto(tx, spec, sql.select_repeated_outside, repeated, out.entries));
+    marked.insert(marked.end(), {period.from_ms, period.until_ms});
+    IDEM_RETURN_IF_ERROR(ReadInto(tx, spec, sql.select_in_period, marked, out.entries));
+  } else {
+    IDEM_RETURN_IF_ERROR(ReadInto(tx, spec, sql.select_repeated, repeated, out.entries));
+  }
+  auto count = tx.Query(sql.count_entries, where);
+  if (!count.ok()) return Rewrap(count.status(), "cannot count the ledger " + spec.table + ": " + count.status().message());
+  out.total = AsInt((*count)[0][0]);
+  return out;
 }
 
 }  // namespace idem::reconcile

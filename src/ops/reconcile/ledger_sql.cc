@@ -23,6 +23,15 @@ std::string Equalities(const std::vector<std::string>& names) {
 
 }  // namespace
 
+std::string LikePattern(const std::string& marker) {
+  std::string out = "%";
+  for (char c : marker) {
+    if (c == '%' || c == '_' || c == '!') out += '!';
+    out += c;
+  }
+  return out + "%";
+}
+
 std::string QuoteIdentifier(const std::string& name) {
   std::string out = "\"";
   for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -45,6 +54,21 @@ LedgerSql::LedgerSql(const LedgerSpec& s, Dialect dialect) {
   if (!s.time_column.empty()) read.push_back(s.time_column);
   select_entries = "SELECT " + List(read) + " FROM " + table +
                    (filter.empty() ? "" : " WHERE " + Equalities(filter)) + " ORDER BY " + List(s.key_columns);
+  count_entries = "SELECT COUNT(*) FROM " + table + (filter.empty() ? "" : " WHERE " + Equalities(filter));
+  const std::string select = "SELECT " + List(read) + " FROM " + table + " WHERE " +
+                             (filter.empty() ? "" : Equalities(filter) + " AND ");
+  const std::string first = QuoteIdentifier(s.key_columns.front());
+  const std::string unmarked = first + " NOT LIKE ? ESCAPE '!'";
+  const std::string keys = List(s.key_columns);
+  select_marked = select + first + " LIKE ? ESCAPE '!'";
+  select_repeated = select + unmarked + " AND (" + keys + ") IN (SELECT " + keys + " FROM " + table + " WHERE " +
+                    (filter.empty() ? "" : Equalities(filter) + " AND ") + unmarked + " GROUP BY " + keys +
+                    " HAVING COUNT(*) > 1)";
+  if (!s.time_column.empty()) {
+    const std::string time = QuoteIdentifier(s.time_column);
+    select_repeated_outside = select_repeated + " AND (" + time + " < ? OR " + time + " >= ? OR " + time + " IS NULL)";
+    select_in_period = select + unmarked + " AND " + time + " >= ? AND " + time + " < ?";
+  }
 
   std::vector<std::string> key_and_filter = s.key_columns;
   key_and_filter.insert(key_and_filter.end(), filter.begin(), filter.end());

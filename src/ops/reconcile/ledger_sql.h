@@ -14,12 +14,29 @@ namespace idem::reconcile {
 // "name" with any '"' doubled. REQUIRES: the name passed Validate().
 std::string QuoteIdentifier(const std::string& name);
 
+// LIKE pattern (ESCAPE '!') matching text that contains `marker`.
+std::string LikePattern(const std::string& marker);
+
 struct LedgerSql {
   // REQUIRES: Validate(spec) is OK.
   LedgerSql(const LedgerSpec& spec, Dialect dialect);
 
-  // Columns: key columns…, amount, account[, time]. Params: the where values.
+  // The reads below return the same columns: key columns…, amount, account[, time].
+  // Every entry inside the filter. Params: where values.
   std::string select_entries;
+  // The rest read only what reconciliation needs, so a daily run does not load
+  // years of ledger: `pattern` is LikePattern(marker), "unmarked" entries are
+  // those whose first key column does not match it.
+  // Entries that may be reversals. Params: where…, pattern.
+  std::string select_marked;
+  // Unmarked entries of keys applied more than once. Params: where…, pattern, where…, pattern.
+  std::string select_repeated;
+  // The same, outside [from, until) only. Params: as above, then from, until.
+  std::string select_repeated_outside;
+  // Unmarked entries in [from, until). Params: where…, pattern, from, until. Needs the time column.
+  std::string select_in_period;
+  // COUNT(*) inside the filter. Params: where values.
+  std::string count_entries;
   // One row of the copied columns (copy_columns, then where columns) of an
   // entry. Params: key values…, where values. Empty when nothing is copied.
   std::string select_copied;

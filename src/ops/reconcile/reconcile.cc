@@ -18,11 +18,12 @@ Result<ReconcileResult> Reconcile(Store& store, const LedgerSpec& spec, const Re
   }
   auto tx = store.Begin();
   if (!tx.ok()) return Rewrap(tx.status(), "cannot start a transaction: " + tx.status().message());
-  auto entries = ReadEntries(**tx, spec, sql);
-  if (!entries.ok()) return entries.status();
+  auto read = ReadLedger(**tx, spec, sql, options.statement != nullptr, options.statement_period);
+  if (!read.ok()) return read.status();
 
   ReconcileResult result;
-  result.findings = Analyze(spec, std::move(*entries), options.statement, options.statement_period);
+  result.findings = Analyze(spec, std::move(read->entries), options.statement, options.statement_period);
+  result.findings.entries = read->total;
   if (!options.apply) return result;  // the transaction rolls back: a dry run writes nothing
 
   for (Duplicate& dup : result.findings.duplicates) {

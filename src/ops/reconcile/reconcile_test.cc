@@ -190,6 +190,44 @@ TEST_F(ReconcileSqliteTest, AWrongTableNameIsAnErrorThatSaysWhatToCheck) {
   EXPECT_NE(r.status().message().find("cannot read the ledger pay_flows"), std::string::npos) << r.status().message();
 }
 
+// A daily run reads the repeated keys, the reversals and the statement's day,
+// and finds the same as a full read would: a double charge across midnight,
+// today's mismatch, and nothing about an older single payment.
+TEST_F(ReconcileSqliteTest, WithAPeriodTheRunStillSeesEveryCopyOfARepeatedKey) {
+  const int64_t day = 1'790'553'600'000;  // 2026-09-28T00:00:00Z
+  Exec("INSERT INTO pay_accounts VALUES ('u', 0)");
+  auto flow = [&](const std::string& biz_no, int64_t cents, int64_t at) {
+    Exec("INSERT INTO pay_account_flows VALUES (?, 'PAY_DEDUCT', 'u', ?, ?, NULL)", {biz_no, -cents, at});
+  };
+  flow("OLD", 100, day - 86'400'000);  // yesterday, single: not on today's statement, not a finding
+  flow("P1", 199, day - 5'000);        // charged just before midnight…
+  flow("P1", 199, day + 12'000);       // …and again just after
+  flow("P2", 50, day + 60'000);        // today, the bank says 55
+  flow("P3", 10, day + 70'000);        // today, matches
+  const std::vector<StatementRow> bank = {{"P2", 55, "", 1}, {"P3", 10, "", 2}};
+  ReconcileOptions o;
+  o.statement = &bank;
+  o.statement_period = {day, day + 86'400'000};
+  o.actor = {"alice", "", env_.NowMs()};
+  spec_.bank_sign = BankSign::kOpposite;
+  auto r = Reconcile(*store_, spec_, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->findings.entries, 5);
+  ASSERT_EQ(r->findings.duplicates.size(), 1u);
+  EXPECT_EQ(r->findings.duplicates[0].times_ms, (std::vector<int64_t>{day - 5'000, day + 12'000}));
+  ASSERT_EQ(r->findings.mismatches.size(), 1u);
+  EXPECT_EQ(r->findings.mismatches[0].key, "P2");
+
+  o.apply = true;
+  ASSERT_TRUE(Reconcile(*store_, spec_, o).ok());
+  o.apply = false;
+  auto after = Reconcile(*store_, spec_, o);  // the reversal (stamped now, outside the day) is still found
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->findings.reversals, 1);
+  EXPECT_EQ(after->findings.duplicates[0].extra[0].state, CopyState::kReversedBefore);
+  EXPECT_EQ(after->findings.entries, 6);
+}
+
 // The repair procedure's own ledger kept decimals (amount -199.00): the same
 // repair, with the reversal and the balance written as decimals.
 TEST_F(ReconcileSqliteTest, ADecimalLedgerIsReversedInDecimals) {
