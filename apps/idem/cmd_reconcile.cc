@@ -223,7 +223,7 @@ void AddReconcileCommand(CLI::App& app) {
   cmd->add_option("--amount-unit", a->amount_unit, "minor: integer cents (default); major: a decimal column (199.00)")
       ->check(CLI::IsMember({"minor", "major"}))
       ->group(g);
-  cmd->add_option("--amount-decimals", a->amount_decimals, "Decimals of the minor unit (default 2)")
+  cmd->add_option("--amount-decimals", a->amount_decimals, "Digits after the decimal point: 2 makes 199.00 19900 (default 2)")
       ->transform(IntegerIn(0, 9))
       ->group(g);
   cmd->add_option("--bank-sign", a->bank_sign, "same: the bank lists -199.00 as -199.00; opposite: as 199.00")
