@@ -167,8 +167,9 @@ void Run(Args a) {
   if (!period.IsAll())
     period_text = (a.since.empty() ? std::string("the start") : FormatTimeMs(period.from_ms)) + " to " +
                   (a.until.empty() ? std::string("now") : FormatTimeMs(period.until_ms));
-  const ReportContext ctx{store->Dialect(), a.statement, period_text, static_cast<int64_t>(statement.size()),
-                          a.apply, options.actor.name, options.actor.now_ms, FormatTimeMs};
+  const ReportContext ctx{
+      store->Dialect(), a.statement,        period_text,          static_cast<int64_t>(statement.size()),
+      a.apply,          options.actor.name, options.actor.now_ms, FormatTimeMs};
   std::cout << (a.json ? JsonReport(spec, *result, ctx) : TextReport(spec, *result, ctx)) << std::flush;
   const ExitCode code = ExitCodeFor(*result);
   if (code == kExitNeedsAttention)
@@ -210,7 +211,8 @@ void AddReconcileCommand(CLI::App& app) {
   cmd->add_option("--metrics-file", a->metrics_file, "Write idem_reconcile_* gauges (Prometheus text format) here");
   auto* g = "Ledger (override the file)";
   cmd->add_option("--table", a->table, "Ledger table")->group(g);
-  cmd->add_option("--key-columns", a->key_columns, "Business-key columns, comma-separated; the statement names the first")
+  cmd->add_option("--key-columns", a->key_columns,
+                  "Business-key columns, comma-separated; the statement names the first")
       ->group(g);
   cmd->add_option("--amount-column", a->amount_column, "Amount column (see --amount-unit)")->group(g);
   cmd->add_option("--account-column", a->account_column, "Account column")->group(g);
@@ -223,7 +225,8 @@ void AddReconcileCommand(CLI::App& app) {
   cmd->add_option("--amount-unit", a->amount_unit, "minor: integer cents (default); major: a decimal column (199.00)")
       ->check(CLI::IsMember({"minor", "major"}))
       ->group(g);
-  cmd->add_option("--amount-decimals", a->amount_decimals, "Digits after the decimal point: 2 makes 199.00 19900 (default 2)")
+  cmd->add_option("--amount-decimals", a->amount_decimals,
+                  "Digits after the decimal point: 2 makes 199.00 19900 (default 2)")
       ->transform(IntegerIn(0, 9))
       ->group(g);
   cmd->add_option("--bank-sign", a->bank_sign, "same: the bank lists -199.00 as -199.00; opposite: as 199.00")

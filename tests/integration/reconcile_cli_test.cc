@@ -61,8 +61,7 @@ TEST_F(ReconcileCliTest, ADryRunReportsTheDoubleChargeAndEachMismatchAndChangesN
   EXPECT_NE(r.out.find("copy 2  2026-09-28T02:00:29.000Z  open: --apply reverses it as P20260928001:reversal:2"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("amount differs     P20260928002             ledger 50.00        bank 55.00"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("amount differs     P20260928002             ledger 50.00        bank 55.00"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("missing at bank    P20260928003"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("missing in ledger  P20260928004"), std::string::npos) << r.out;
@@ -87,8 +86,8 @@ TEST_F(ReconcileCliTest, ADryRunReportsTheDoubleChargeAndEachMismatchAndChangesN
 }
 
 TEST_F(ReconcileCliTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
-  ProcessResult r = Reconcile({"--apply", "--operator", "alice", "--reason", "incident 2026-09-28",
-                               "--metrics-file", dir_.File("reconcile.prom")});
+  ProcessResult r = Reconcile({"--apply", "--operator", "alice", "--reason", "incident 2026-09-28", "--metrics-file",
+                               dir_.File("reconcile.prom")});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("APPLIED by alice"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reversed now: P20260928001:reversal:2 (199.00)"), std::string::npos) << r.out;
@@ -112,8 +111,9 @@ TEST_F(ReconcileCliTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
   EXPECT_EQ(Balance("10086"), kRestoredBalance10086);
   EXPECT_EQ(Flows(), kIncidentFlows + 1);
   EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_reconcile_audit"), 1);
-  EXPECT_NE(Read("reconcile.prom").find("idem_reconcile_extra_copies{ledger=\"pay_account_flows\",state=\"reversed_"
-                                        "before\"} 1\n"),
+  EXPECT_NE(Read("reconcile.prom")
+                .find("idem_reconcile_extra_copies{ledger=\"pay_account_flows\",state=\"reversed_"
+                      "before\"} 1\n"),
             std::string::npos);
 
   // The statement still disagrees elsewhere: that needs a person, and says so.
@@ -136,15 +136,14 @@ TEST_F(ReconcileCliTest, OnlyEntriesInTheStatementsPeriodAreCompared) {
 
   EXPECT_EQ(Reconcile({"--statement", dir_.File("bank.csv"), "--since", "2026-09-28T10:00:00"}).exit_code, 2);
   EXPECT_EQ(Reconcile({"--since", "2026-09-28"}).exit_code, 2);  // no statement
-  EXPECT_EQ(Reconcile({"--statement", dir_.File("bank.csv"), "--since", "2026-09-29", "--until", "2026-09-28"})
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      Reconcile({"--statement", dir_.File("bank.csv"), "--since", "2026-09-29", "--until", "2026-09-28"}).exit_code, 2);
 }
 
 TEST_F(ReconcileCliTest, FlagsDescribeTheLedgerWithoutAFile) {
-  ProcessResult r = Idem({"reconcile", "--store", "sqlite:" + Db(), "--table", "pay_account_flows", "--key-columns",
-                          "biz_no,type", "--amount-column", "amount_cents", "--account-column", "user_id", "--where",
-                          "type=PAY_DEDUCT", "--json"});
+  ProcessResult r =
+      Idem({"reconcile", "--store", "sqlite:" + Db(), "--table", "pay_account_flows", "--key-columns", "biz_no,type",
+            "--amount-column", "amount_cents", "--account-column", "user_id", "--where", "type=PAY_DEDUCT", "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["duplicates"].size(), 1u);
   // Without a time column there is no period to compare by.

@@ -79,8 +79,9 @@ TEST(PgReconcileTest, TheDoubleChargeIsFoundReversedOnceAndTheBalanceRestored) {
   EXPECT_EQ(ExitCodeFor(*applied), kExitRepaired);
   EXPECT_EQ(Balance(*store, "10086"), kRestoredBalance10086);
   EXPECT_EQ(QueryInt(*store, "SELECT COUNT(*) FROM pay_account_flows WHERE biz_no = 'P20260928001'"), 2);
-  EXPECT_EQ(QueryInt(*store, "SELECT amount_cents FROM pay_account_flows WHERE biz_no = 'P20260928001:reversal:2' "
-                             "AND type = 'PAY_DEDUCT' AND created_at_ms = 1800000000000"),
+  EXPECT_EQ(QueryInt(*store,
+                     "SELECT amount_cents FROM pay_account_flows WHERE biz_no = 'P20260928001:reversal:2' "
+                     "AND type = 'PAY_DEDUCT' AND created_at_ms = 1800000000000"),
             19900);
   EXPECT_EQ(QueryInt(*store, "SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = 'alice'"), 1);
 
@@ -141,8 +142,9 @@ TEST(PgReconcileTest, ANumericLedgerIsReversedExactly) {
   EXPECT_EQ(r->reversed_now, 1);
   EXPECT_EQ(r->findings.duplicates[0].amount, -19910);
   EXPECT_EQ(QueryInt(*store, "SELECT (balance * 100)::bigint FROM t_account"), 75120);
-  EXPECT_EQ(QueryInt(*store, "SELECT (amount * 100)::bigint FROM t_account_flow WHERE biz_no = "
-                             "'P20260928001:reversal:2'"),
+  EXPECT_EQ(QueryInt(*store,
+                     "SELECT (amount * 100)::bigint FROM t_account_flow WHERE biz_no = "
+                     "'P20260928001:reversal:2'"),
             19910);
 }
 
@@ -181,8 +183,8 @@ TEST(PgReconcileTest, AnOverlappingRunWaitsForTheAccountAndReversesNothingTwice)
                          "('P20260928001:reversal:2', 'PAY_DEDUCT', '10086', 19900, 1)",
                          {})
                   .ok());
-  ASSERT_TRUE((*a)->Exec("UPDATE pay_accounts SET balance_cents = balance_cents + 19900 WHERE user_id = '10086'", {})
-                  .ok());
+  ASSERT_TRUE(
+      (*a)->Exec("UPDATE pay_accounts SET balance_cents = balance_cents + 19900 WHERE user_id = '10086'", {}).ok());
   ASSERT_TRUE((*a)->Commit().ok());
   run_b.join();
 

@@ -15,10 +15,9 @@ Status SeedIncidentLedger(Store& store) {
   };
   for (const Account& a : {Account{"10086", kIncidentOpening10086, kIncidentBalance10086},
                            Account{"10010", 50'000, kIncidentBalance10010}})
-    IDEM_RETURN_IF_ERROR(
-        tx.Exec("INSERT INTO pay_accounts (user_id, balance_cents, opening_cents) VALUES (?, ?, ?)",
-                {std::string(a.user), a.balance, a.opening})
-            .status());
+    IDEM_RETURN_IF_ERROR(tx.Exec("INSERT INTO pay_accounts (user_id, balance_cents, opening_cents) VALUES (?, ?, ?)",
+                                 {std::string(a.user), a.balance, a.opening})
+                             .status());
   struct Flow {
     const char *biz_no, *type, *user;
     int64_t cents, at_ms;
@@ -44,7 +43,9 @@ std::string IncidentStatementCsv() {
 
 std::string IncidentLedgerToml(const std::string& store_url) {
   return "[reconcile]\n"
-         "store = \"" + store_url + "\"\n"
+         "store = \"" +
+         store_url +
+         "\"\n"
          "[reconcile.ledger]\n"
          "table = \"pay_account_flows\"\n"
          "key_columns = [\"biz_no\", \"type\"]\n"

@@ -34,7 +34,8 @@ Result<int64_t> ReverseOne(SqlTx& tx, const LedgerSpec& spec, const LedgerSql& s
     if (!locked.ok()) return Failed(what + ": cannot read the balance", locked.status());
     if (locked->empty())
       return Status::NotFound(what + ": account " + dup.account + " has no row in " + spec.balance_table + "." +
-                              spec.balance_key_column + " (nothing was changed: fix the balance table or leave "
+                              spec.balance_key_column +
+                              " (nothing was changed: fix the balance table or leave "
                               "the balance out of the description)");
   }
   const std::vector<Value> reversal_key = ReversalKey(dup, copy);
@@ -69,13 +70,13 @@ Result<int64_t> ReverseOne(SqlTx& tx, const LedgerSpec& spec, const LedgerSql& s
                                " must identify one account (nothing was changed)");
   }
 
-  const std::string reason =
-      actor.reason.empty() ? "duplicate application of " + KeyText(dup.key) : actor.reason;
+  const std::string reason = actor.reason.empty() ? "duplicate application of " + KeyText(dup.key) : actor.reason;
   auto audited = tx.Exec(sql.insert_audit, {actor.now_ms, actor.name, std::string("reverse_duplicate"), spec.table,
                                             KeyText(dup.key), copy.reversal_key, dup.account, -dup.amount, reason});
   if (!audited.ok()) {
     if (audited.status().IsAlreadyExists())
-      return Status::TransactionConflict(what + ": another run recorded this reversal at the same time (nothing "
+      return Status::TransactionConflict(what +
+                                         ": another run recorded this reversal at the same time (nothing "
                                          "was changed by this run: run reconcile again to see the result)");
     return Failed(what + ": cannot write the audit row", audited.status());
   }

@@ -64,8 +64,7 @@ void CompareWithStatement(const LedgerSpec& spec, const std::map<Key, std::vecto
   for (Duplicate& d : out.duplicates) {
     auto b = bank.find(d.key.front());
     d.bank_movements = b == bank.end() ? 0 : b->second.count;
-    if (b == bank.end() || b->second.count < d.copies() ||
-        b->second.sum != InBankSign(spec, d.amount) * d.copies())
+    if (b == bank.end() || b->second.count < d.copies() || b->second.sum != InBankSign(spec, d.amount) * d.copies())
       continue;
     for (ExtraCopy& c : d.extra)
       if (c.state == CopyState::kOpen) c.state = CopyState::kHeld;
@@ -76,19 +75,26 @@ void CompareWithStatement(const LedgerSpec& spec, const std::map<Key, std::vecto
 
 const char* CopyStateName(CopyState s) {
   switch (s) {
-    case CopyState::kOpen: return "open";
-    case CopyState::kReversedBefore: return "reversed_before";
-    case CopyState::kReversedNow: return "reversed_now";
-    case CopyState::kHeld: return "held";
+    case CopyState::kOpen:
+      return "open";
+    case CopyState::kReversedBefore:
+      return "reversed_before";
+    case CopyState::kReversedNow:
+      return "reversed_now";
+    case CopyState::kHeld:
+      return "held";
   }
   return "?";
 }
 
 const char* MismatchKindName(MismatchKind k) {
   switch (k) {
-    case MismatchKind::kMissingInLedger: return "missing_in_ledger";
-    case MismatchKind::kMissingAtBank: return "missing_at_bank";
-    case MismatchKind::kAmountDiffers: return "amount_differs";
+    case MismatchKind::kMissingInLedger:
+      return "missing_in_ledger";
+    case MismatchKind::kMissingAtBank:
+      return "missing_at_bank";
+    case MismatchKind::kAmountDiffers:
+      return "amount_differs";
   }
   return "?";
 }
@@ -99,8 +105,8 @@ std::string KeyText(const std::vector<std::string>& key) {
   return out;
 }
 
-Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries,
-                 const std::vector<StatementRow>* statement, const Period& period) {
+Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries, const std::vector<StatementRow>* statement,
+                 const Period& period) {
   Findings out;
   out.entries = static_cast<int64_t>(entries.size());
   std::map<Key, std::vector<LedgerEntry>> groups;

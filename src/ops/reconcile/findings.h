@@ -65,10 +65,10 @@ const char* MismatchKindName(MismatchKind k);  // "missing_in_ledger", "missing_
 
 struct Mismatch {
   MismatchKind kind = MismatchKind::kAmountDiffers;
-  std::string key;                     // the first key column's value
-  std::optional<int64_t> ledger;       // the ledger's net amount, in the bank's sign
-  std::optional<int64_t> bank;         // the statement's total for the key
-  std::string bank_time;               // of the statement's first row for the key
+  std::string key;                // the first key column's value
+  std::optional<int64_t> ledger;  // the ledger's net amount, in the bank's sign
+  std::optional<int64_t> bank;    // the statement's total for the key
+  std::string bank_time;          // of the statement's first row for the key
 };
 
 struct Findings {
@@ -81,8 +81,8 @@ struct Findings {
 
 // `entries` in any order. `statement` null when there is none; only keys whose
 // first entry lies in `period` are compared with it.
-Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries,
-                 const std::vector<StatementRow>* statement, const Period& period = {});
+Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries, const std::vector<StatementRow>* statement,
+                 const Period& period = {});
 
 // "P20260928001/PAY_DEDUCT": a key for people.
 std::string KeyText(const std::vector<std::string>& key);

@@ -22,8 +22,9 @@ LedgerEntry Entry(const std::string& biz_no, int64_t amount, const std::string& 
 
 // The incident: P20260928001 charged twice, 17 s apart (copies listed newest first).
 TEST(ReconcileFindingsTest, TheDoubleChargeIsOneDuplicateWithItsSecondCopyOpen) {
-  Findings f = Analyze(Flows(), {Entry("P20260928001", -19900, "10086", 29'000), Entry("P20260928001", -19900, "10086", 12'000),
-                                 Entry("P20260928002", -5000)},
+  Findings f = Analyze(Flows(),
+                       {Entry("P20260928001", -19900, "10086", 29'000), Entry("P20260928001", -19900, "10086", 12'000),
+                        Entry("P20260928002", -5000)},
                        nullptr);
   EXPECT_EQ(f.entries, 3);
   ASSERT_EQ(f.duplicates.size(), 1u);
@@ -43,8 +44,8 @@ TEST(ReconcileFindingsTest, TheDoubleChargeIsOneDuplicateWithItsSecondCopyOpen) 
 }
 
 TEST(ReconcileFindingsTest, AReversalEntryClosesItsCopyAndIsNotItselfADuplicate) {
-  Findings f = Analyze(Flows(),
-                       {Entry("P1", -100), Entry("P1", -100), Entry("P1", -100), Entry("P1:reversal:3", 100)}, nullptr);
+  Findings f =
+      Analyze(Flows(), {Entry("P1", -100), Entry("P1", -100), Entry("P1", -100), Entry("P1:reversal:3", 100)}, nullptr);
   EXPECT_EQ(f.reversals, 1);
   ASSERT_EQ(f.duplicates.size(), 1u);
   ASSERT_EQ(f.duplicates[0].extra.size(), 2u);
@@ -54,7 +55,8 @@ TEST(ReconcileFindingsTest, AReversalEntryClosesItsCopyAndIsNotItselfADuplicate)
 }
 
 TEST(ReconcileFindingsTest, EntriesThatDifferAreAConflictNotADuplicate) {
-  Findings f = Analyze(Flows(), {Entry("P1", -100), Entry("P1", -200), Entry("P2", -5, "a"), Entry("P2", -5, "b")}, nullptr);
+  Findings f =
+      Analyze(Flows(), {Entry("P1", -100), Entry("P1", -200), Entry("P2", -5, "a"), Entry("P2", -5, "b")}, nullptr);
   EXPECT_TRUE(f.duplicates.empty());
   ASSERT_EQ(f.conflicts.size(), 2u);
   EXPECT_NE(f.conflicts[0].what.find("-1.00 on 10086"), std::string::npos) << f.conflicts[0].what;
@@ -69,8 +71,8 @@ TEST(ReconcileFindingsTest, AReversalWithoutACopyToReverseIsAConflict) {
 }
 
 TEST(ReconcileFindingsTest, AKeyThatOnlyLooksLikeAReversalIsAnOrdinaryEntry) {
-  Findings f = Analyze(Flows(), {Entry("P1:reversal:x", -1), Entry("P1:reversal:1", -1), Entry(":reversal:2", -1)},
-                       nullptr);
+  Findings f =
+      Analyze(Flows(), {Entry("P1:reversal:x", -1), Entry("P1:reversal:1", -1), Entry(":reversal:2", -1)}, nullptr);
   EXPECT_EQ(f.reversals, 0);
   EXPECT_TRUE(f.conflicts.empty());
 }
@@ -81,10 +83,9 @@ TEST(ReconcileFindingsTest, TheStatementIsComparedInBothDirectionsCountingDuplic
       {"P2", 5500, "10:03", 2},                // amount differs
       {"P4", 1200, "11:00", 3},                // missing in the ledger
   };
-  Findings f = Analyze(Flows(),
-                       {Entry("P20260928001", -19900), Entry("P20260928001", -19900), Entry("P2", -5000),
-                        Entry("P3", -1000)},
-                       &bank);
+  Findings f = Analyze(
+      Flows(), {Entry("P20260928001", -19900), Entry("P20260928001", -19900), Entry("P2", -5000), Entry("P3", -1000)},
+      &bank);
   ASSERT_EQ(f.mismatches.size(), 3u);
   EXPECT_EQ(f.mismatches[0].key, "P2");
   EXPECT_EQ(f.mismatches[0].kind, MismatchKind::kAmountDiffers);

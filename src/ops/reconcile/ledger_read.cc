@@ -82,7 +82,8 @@ Result<LedgerRead> ReadLedger(SqlTx& tx, const LedgerSpec& spec, const LedgerSql
     IDEM_RETURN_IF_ERROR(ReadInto(tx, spec, sql.select_repeated, repeated, out.entries));
   }
   auto count = tx.Query(sql.count_entries, where);
-  if (!count.ok()) return Rewrap(count.status(), "cannot count the ledger " + spec.table + ": " + count.status().message());
+  if (!count.ok())
+    return Rewrap(count.status(), "cannot count the ledger " + spec.table + ": " + count.status().message());
   out.total = AsInt((*count)[0][0]);
   return out;
 }

@@ -17,8 +17,8 @@ Status Identifier(const std::string& name, const char* what) {
 
 Status Required(const std::string& value, const char* what, const char* flag, const char* toml_key) {
   if (!value.empty()) return Status::OK();
-  return Status::InvalidArgument(std::string("the ledger's ") + what + " is missing: give " + flag +
-                                 " or ledger." + toml_key + " in the [reconcile] section");
+  return Status::InvalidArgument(std::string("the ledger's ") + what + " is missing: give " + flag + " or ledger." +
+                                 toml_key + " in the [reconcile] section");
 }
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
@@ -63,8 +63,7 @@ Status Validate(const LedgerSpec& s) {
                                      "' would hide the reversals (they get a new key, amount and time): filter on "
                                      "another column, such as the entry type");
   }
-  const int balance_parts =
-      !s.balance_table.empty() + !s.balance_key_column.empty() + !s.balance_column.empty();
+  const int balance_parts = !s.balance_table.empty() + !s.balance_key_column.empty() + !s.balance_column.empty();
   if (balance_parts != 0 && balance_parts != 3)
     return Status::InvalidArgument(
         "the balance needs all three of --balance-table, --balance-key-column and --balance-column "

@@ -48,7 +48,7 @@ struct LedgerSpec {
   std::string balance_column;      // in the same unit as the amount
 
   AmountUnit amount_unit = AmountUnit::kMinor;  // Default: integer minor units.
-  int amount_decimals = 2;  // digits after the point: 199.00 is 19900 minor units. Default 2.
+  int amount_decimals = 2;                      // digits after the point: 199.00 is 19900 minor units. Default 2.
   BankSign bank_sign = BankSign::kSame;
   // A reversal's key is the original's first key column + marker + the copy's
   // ordinal (2 for the second application): P20260928001:reversal:2.

@@ -18,8 +18,8 @@ std::string Problem(const LedgerSpec& s) {
 
 TEST(LedgerSpecTest, NamesMustBePlainIdentifiers) {
   EXPECT_EQ(Problem(MinimalSpec()), "");
-  for (const std::string& bad : std::vector<std::string>{"flows; DROP TABLE flows", "flows\"", "1flows", "a.b", "",
-                                                           std::string(64, 'a')}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"flows; DROP TABLE flows", "flows\"", "1flows", "a.b", "", std::string(64, 'a')}) {
     LedgerSpec s = MinimalSpec();
     s.table = bad;
     EXPECT_NE(Problem(s), "") << bad;
@@ -32,7 +32,8 @@ TEST(LedgerSpecTest, NamesMustBePlainIdentifiers) {
   }
   LedgerSpec s = MinimalSpec();
   s.table = "flows; DROP TABLE flows";
-  EXPECT_NE(Problem(s).find("'flows; DROP TABLE flows' is not a plain SQL identifier"), std::string::npos) << Problem(s);
+  EXPECT_NE(Problem(s).find("'flows; DROP TABLE flows' is not a plain SQL identifier"), std::string::npos)
+      << Problem(s);
 }
 
 TEST(LedgerSpecTest, MissingPartsSayWhichFlagOrKeyGivesThem) {

@@ -1,7 +1,8 @@
 // The statements reconciliation runs, built once from a validated LedgerSpec.
 // Names are spliced only after Validate() accepted them as plain identifiers,
-// and are quoted as well (both dialects quote with "…"), so a name that is a
-// keyword (`type`, `user`) still works. Every value is a bound parameter.
+// and are quoted as well (per dialect; SQLite and PostgreSQL both use "…"), so
+// a name that is a keyword (`type`, `user`) still works. Every value is a bound
+// parameter.
 #pragma once
 
 #include <string>
@@ -11,8 +12,8 @@
 
 namespace idem::reconcile {
 
-// "name" with any '"' doubled. REQUIRES: the name passed Validate().
-std::string QuoteIdentifier(const std::string& name);
+// "name" with any '"' doubled (SQLite and PostgreSQL). REQUIRES: the name passed Validate().
+std::string QuoteIdentifier(Dialect dialect, const std::string& name);
 
 // LIKE pattern (ESCAPE '!') matching text that contains `marker`.
 std::string LikePattern(const std::string& marker);

@@ -1,14 +1,16 @@
 #include "ops/reconcile/ledger_toml.h"
 
-#include <set>
 #include <toml++/toml.h>
+
+#include <set>
 
 namespace idem::reconcile {
 namespace {
 
 class Section {
  public:
-  Section(const toml::table& t, std::string name, const std::string& file) : t_(t), name_(std::move(name)), file_(file) {}
+  Section(const toml::table& t, std::string name, const std::string& file)
+      : t_(t), name_(std::move(name)), file_(file) {}
 
   Status CheckKeys(const std::set<std::string>& allowed) const {
     for (auto&& [k, v] : t_)
@@ -53,9 +55,12 @@ class Section {
     const toml::table* t = n->as_table();
     if (!t) return Error(*n, name_ + "." + key + " must be a table such as { type = \"PAY_DEDUCT\" }");
     for (auto&& [k, v] : *t) {
-      if (v.is_string()) out->emplace_back(std::string(k.str()), v.as_string()->get());
-      else if (v.is_integer()) out->emplace_back(std::string(k.str()), std::to_string(v.as_integer()->get()));
-      else return Error(v, name_ + "." + key + "." + std::string(k.str()) + " must be a string or an integer");
+      if (v.is_string())
+        out->emplace_back(std::string(k.str()), v.as_string()->get());
+      else if (v.is_integer())
+        out->emplace_back(std::string(k.str()), std::to_string(v.as_integer()->get()));
+      else
+        return Error(v, name_ + "." + key + "." + std::string(k.str()) + " must be a string or an integer");
     }
     return Status::OK();
   }
@@ -87,7 +92,8 @@ Result<LedgerFile> ParseLedgerToml(std::string_view text, const std::string& fil
   }
   const toml::table* rec = root["reconcile"].as_table();
   if (!rec)
-    return Status::InvalidArgument(file_name + " has no [reconcile] section: describe the ledger under "
+    return Status::InvalidArgument(file_name +
+                                   " has no [reconcile] section: describe the ledger under "
                                    "[reconcile.ledger] (see docs/operations.md, Reconciliation)");
   LedgerFile out;
   LedgerSpec& s = out.spec;
@@ -100,8 +106,7 @@ Result<LedgerFile> ParseLedgerToml(std::string_view text, const std::string& fil
   if (!ledger) return Status::InvalidArgument(file_name + " has no [reconcile.ledger] table: it names the ledger");
   const Section l(*ledger, "reconcile.ledger", file_name);
   IDEM_RETURN_IF_ERROR(l.CheckKeys({"table", "key_columns", "amount_column", "account_column", "time_column", "where",
-                                    "copy_columns", "amount_unit", "amount_decimals", "bank_sign",
-                                    "reversal_marker"}));
+                                    "copy_columns", "amount_unit", "amount_decimals", "bank_sign", "reversal_marker"}));
   IDEM_RETURN_IF_ERROR(l.String("table", &s.table));
   IDEM_RETURN_IF_ERROR(l.Strings("key_columns", &s.key_columns));
   IDEM_RETURN_IF_ERROR(l.String("amount_column", &s.amount_column));
@@ -113,13 +118,17 @@ Result<LedgerFile> ParseLedgerToml(std::string_view text, const std::string& fil
   IDEM_RETURN_IF_ERROR(l.String("reversal_marker", &s.reversal_marker));
   std::string unit;
   IDEM_RETURN_IF_ERROR(l.String("amount_unit", &unit));
-  if (unit == "major") s.amount_unit = AmountUnit::kMajor;
+  if (unit == "major")
+    s.amount_unit = AmountUnit::kMajor;
   else if (!unit.empty() && unit != "minor")
-    return Status::InvalidArgument(file_name + ": reconcile.ledger.amount_unit is \"minor\" (integer cents) or "
-                                   "\"major\" (decimal 199.00), not \"" + unit + "\"");
+    return Status::InvalidArgument(file_name +
+                                   ": reconcile.ledger.amount_unit is \"minor\" (integer cents) or "
+                                   "\"major\" (decimal 199.00), not \"" +
+                                   unit + "\"");
   std::string sign;
   IDEM_RETURN_IF_ERROR(l.String("bank_sign", &sign));
-  if (sign == "opposite") s.bank_sign = BankSign::kOpposite;
+  if (sign == "opposite")
+    s.bank_sign = BankSign::kOpposite;
   else if (!sign.empty() && sign != "same")
     return Status::InvalidArgument(file_name + ": reconcile.ledger.bank_sign is \"same\" or \"opposite\", not \"" +
                                    sign + "\"");

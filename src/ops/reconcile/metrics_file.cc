@@ -17,8 +17,8 @@ class Writer {
   void Sample(const char* name, double value, const std::string& extra_label = "") {
     char num[64];
     std::snprintf(num, sizeof num, "%.15g", value);
-    out_ += std::string(name) + "{ledger=\"" + ledger_ + "\"" + (extra_label.empty() ? "" : "," + extra_label) +
-            "} " + num + "\n";
+    out_ += std::string(name) + "{ledger=\"" + ledger_ + "\"" + (extra_label.empty() ? "" : "," + extra_label) + "} " +
+            num + "\n";
   }
   const std::string& text() const { return out_; }
 

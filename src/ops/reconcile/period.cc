@@ -42,8 +42,7 @@ Result<int64_t> ParseTimeMs(std::string_view s) {
     return ms;
   }
   int64_t y, mo, d, h = 0, mi = 0, sec = 0, ms = 0, offset_min = 0;
-  if (!Digits(s, 0, 4, &y) || !Expect(s, 4, '-') || !Digits(s, 5, 2, &mo) || !Expect(s, 7, '-') ||
-      !Digits(s, 8, 2, &d))
+  if (!Digits(s, 0, 4, &y) || !Expect(s, 4, '-') || !Digits(s, 5, 2, &mo) || !Expect(s, 7, '-') || !Digits(s, 8, 2, &d))
     return bad;
   size_t at = 10;
   if (at < s.size()) {

@@ -13,7 +13,7 @@
 namespace idem::reconcile {
 
 struct Period {
-  int64_t from_ms = std::numeric_limits<int64_t>::min();  // included
+  int64_t from_ms = std::numeric_limits<int64_t>::min();   // included
   int64_t until_ms = std::numeric_limits<int64_t>::max();  // excluded
   bool Contains(int64_t ms) const { return ms >= from_ms && ms < until_ms; }
   bool IsAll() const {

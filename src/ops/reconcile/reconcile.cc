@@ -8,8 +8,9 @@ namespace idem::reconcile {
 
 Result<ReconcileResult> Reconcile(Store& store, const LedgerSpec& spec, const ReconcileOptions& options) {
   if (!options.statement_period.IsAll() && spec.time_column.empty())
-    return Status::InvalidArgument("a statement period needs the ledger's time column: give --time-column or "
-                                   "ledger.time_column");
+    return Status::InvalidArgument(
+        "a statement period needs the ledger's time column: give --time-column or "
+        "ledger.time_column");
   const LedgerSql sql(spec, store.Dialect());
   if (options.apply) {
     Status created = store.ExecScript(sql.create_audit);

@@ -22,8 +22,8 @@ namespace idem::reconcile {
 struct ReconcileOptions {
   const std::vector<StatementRow>* statement = nullptr;  // null: no comparison with the bank
   Period statement_period;  // what the statement covers; needs a time column unless it is all time. Default: all
-  bool apply = false;  // false: a dry run, nothing is written. Default false.
-  Actor actor;         // who applies, why, and the time stamped on reversals (used only with apply)
+  bool apply = false;       // false: a dry run, nothing is written. Default false.
+  Actor actor;              // who applies, why, and the time stamped on reversals (used only with apply)
 };
 
 struct ReconcileResult {
@@ -40,11 +40,12 @@ Result<ReconcileResult> Reconcile(Store& store, const LedgerSpec& spec, const Re
 
 // What a daily job alerts on.
 enum ExitCode : int {
-  kExitClean = 0,           // nothing found (or everything found was reversed before)
-  kExitNeedsAttention = 1,  // something found is not repaired: a dry run's duplicates, conflicts, mismatches, held copies
-  kExitUsage = 2,           // bad command line or ledger description: nothing was read
-  kExitRepaired = 3,        // --apply reversed duplicates and nothing else is left: tell the people who own the accounts
-  kExitFailed = 4,          // the run failed (database, statement file): nothing was changed
+  kExitClean = 0,  // nothing found (or everything found was reversed before)
+  kExitNeedsAttention =
+      1,              // something found is not repaired: a dry run's duplicates, conflicts, mismatches, held copies
+  kExitUsage = 2,     // bad command line or ledger description: nothing was read
+  kExitRepaired = 3,  // --apply reversed duplicates and nothing else is left: tell the people who own the accounts
+  kExitFailed = 4,    // the run failed (database, statement file): nothing was changed
 };
 
 // How many findings still need a person (open or held copies, conflicts, mismatches).

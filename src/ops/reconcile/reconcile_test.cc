@@ -99,19 +99,23 @@ TEST_F(ReconcileSqliteTest, ApplyReversesTheSecondChargeOnceRestoresTheBalanceAn
   EXPECT_EQ(Balance("10086"), kOpening - 19900);
   EXPECT_EQ(Balance("10010"), kOpening - 500);
   // Nothing deleted or changed: both charges are still there, plus one reversal.
-  EXPECT_EQ(QueryInt(*store_, "SELECT COUNT(*) FROM pay_account_flows WHERE biz_no = 'P20260928001' AND "
-                              "amount_cents = -19900"),
+  EXPECT_EQ(QueryInt(*store_,
+                     "SELECT COUNT(*) FROM pay_account_flows WHERE biz_no = 'P20260928001' AND "
+                     "amount_cents = -19900"),
             2);
-  EXPECT_EQ(QueryInt(*store_, "SELECT COUNT(*) FROM pay_account_flows WHERE biz_no = 'P20260928001:reversal:2' AND "
-                              "type = 'PAY_DEDUCT' AND user_id = '10086' AND amount_cents = 19900 AND note = 'card' "
-                              "AND created_at_ms = " + std::to_string(env_.NowMs())),
+  EXPECT_EQ(QueryInt(*store_,
+                     "SELECT COUNT(*) FROM pay_account_flows WHERE biz_no = 'P20260928001:reversal:2' AND "
+                     "type = 'PAY_DEDUCT' AND user_id = '10086' AND amount_cents = 19900 AND note = 'card' "
+                     "AND created_at_ms = " +
+                         std::to_string(env_.NowMs())),
             1);
   EXPECT_EQ(Flows(), 4);
-  EXPECT_EQ(QueryInt(*store_, "SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = 'alice' AND action = "
-                              "'reverse_duplicate' AND business_key = 'P20260928001/PAY_DEDUCT' AND reversal_key = "
-                              "'P20260928001:reversal:2' AND account = '10086' AND amount = 19900 AND reason = "
-                              "'duplicate application of P20260928001/PAY_DEDUCT' AND at_ms = " +
-                                  std::to_string(env_.NowMs())),
+  EXPECT_EQ(QueryInt(*store_,
+                     "SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = 'alice' AND action = "
+                     "'reverse_duplicate' AND business_key = 'P20260928001/PAY_DEDUCT' AND reversal_key = "
+                     "'P20260928001:reversal:2' AND account = '10086' AND amount = 19900 AND reason = "
+                     "'duplicate application of P20260928001/PAY_DEDUCT' AND at_ms = " +
+                         std::to_string(env_.NowMs())),
             1);
 
   // The daily job runs again: the reversal is found, nothing is written twice.
@@ -132,8 +136,9 @@ TEST_F(ReconcileSqliteTest, ATripleChargeGetsTwoReversals) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->reversed_now, 2);
   EXPECT_EQ(Balance("10086"), kOpening - 1000);
-  EXPECT_EQ(QueryInt(*store_, "SELECT COUNT(*) FROM pay_account_flows WHERE biz_no IN ('P1:reversal:2', "
-                              "'P1:reversal:3')"),
+  EXPECT_EQ(QueryInt(*store_,
+                     "SELECT COUNT(*) FROM pay_account_flows WHERE biz_no IN ('P1:reversal:2', "
+                     "'P1:reversal:3')"),
             2);
 }
 

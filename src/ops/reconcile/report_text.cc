@@ -82,14 +82,14 @@ std::string TextReport(const LedgerSpec& spec, const ReconcileResult& r, const R
     too_much += d.amount * (d.copies() - 1);
   }
   out += "\nDuplicates: ";
-  if (f.duplicates.empty()) out += "none\n";
+  if (f.duplicates.empty())
+    out += "none\n";
   else
     out += Plural(static_cast<int64_t>(f.duplicates.size()), "key", "keys") + " applied more than once, " +
            Plural(extra, "extra copy", "extra copies") + " of " + FormatAmount(too_much, spec.amount_decimals) + "\n";
   for (const Duplicate& d : f.duplicates) {
     out += "  " + Shown(KeyText(d.key)) + "  account " + Shown(d.account) + "  " +
-           FormatAmount(d.amount, spec.amount_decimals) +
-           " x" + std::to_string(d.copies());
+           FormatAmount(d.amount, spec.amount_decimals) + " x" + std::to_string(d.copies());
     if (d.bank_movements >= 0) out += "  (bank: " + Plural(d.bank_movements, "movement", "movements") + ")";
     out += "\n";
     for (const ExtraCopy& c : d.extra) out += CopyLine(spec, d, c, ctx) + "\n";
@@ -106,9 +106,12 @@ std::string TextReport(const LedgerSpec& spec, const ReconcileResult& r, const R
   const int64_t open = Unresolved(f);
   const ExitCode code = ExitCodeFor(r);
   out += "\nResult: exit " + std::to_string(code) + ": ";
-  if (code == kExitClean) out += "clean\n";
-  else if (code == kExitRepaired) out += "repaired; nothing else needs a person\n";
-  else out += Plural(open, "finding needs", "findings need") + " a person (docs/operations.md, Reconciliation)\n";
+  if (code == kExitClean)
+    out += "clean\n";
+  else if (code == kExitRepaired)
+    out += "repaired; nothing else needs a person\n";
+  else
+    out += Plural(open, "finding needs", "findings need") + " a person (docs/operations.md, Reconciliation)\n";
   return out;
 }
 
