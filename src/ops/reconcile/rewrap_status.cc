@@ -4,6 +4,7 @@ namespace idem::reconcile {
 
 Status Rewrap(const Status& s, std::string m) {
   using C = Status::Code;
+  // No default: a new kind of Status must be mapped here (-Wswitch says so).
   switch (s.code()) {
     case C::kOk:
       return Status::OK();
@@ -29,6 +30,8 @@ Status Rewrap(const Status& s, std::string m) {
       return Status::IOError(std::move(m));
     case C::kTransactionConflict:
       return Status::TransactionConflict(std::move(m));
+    case C::kNotSupported:
+      return Status::NotSupported(std::move(m));
   }
   return Status::Permanent(std::move(m));
 }
