@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "service/handler_config_reader.h"
 #include "service/toml_reader.h"
 
 namespace idem::service {
@@ -52,7 +53,7 @@ void ReadRetention(TableReader t, ServiceConfig& c) {
   t.Finish();
 }
 
-ConsumerConfig ReadConsumer(TableReader t) {
+ConsumerConfig ReadConsumer(TableReader t, const std::vector<StateMachineConfig>& machines) {
   ConsumerConfig k;
   k.where = t.Where();
   k.group = t.RequiredString("group", "the consumer group: records are unique per group and key");
@@ -63,9 +64,11 @@ ConsumerConfig ReadConsumer(TableReader t) {
   k.retry_delays_ms = t.IntArray("retry_delays_ms", k.retry_delays_ms, 0, kMaxDelayMs);
   k.max_attempts = static_cast<int>(t.Int("max_attempts", k.max_attempts, 1, 1'000));
   k.handler_sets = t.StringArray("handlers");
-  if (k.handler_sets.empty())
+  for (TableReader& h : t.TableArray("handler")) k.handlers.push_back(ReadDeclaredHandler(h, machines));
+  if (k.handler_sets.empty() && k.handlers.empty())
     t.Fail(t.Has("handlers") ? t.Node("handlers") : nullptr,
-           t.name() + " (group \"" + k.group + "\") needs handlers = [\"NAME\", …]: the handler sets it runs");
+           t.name() + " (group \"" + k.group + "\") needs handlers = [\"NAME\", …] (C++ handler sets) or "
+           "[[consumer.handler]] tables (declarative handlers)");
   t.Finish();
   return k;
 }
@@ -83,7 +86,14 @@ ServiceConfig Read(const toml::table& root, const std::string& path) {
   if (auto f = t.Table("fast_filter")) ReadFastFilter(*f, c);
   if (auto s = t.Table("service")) ReadServiceTable(*s, c);
   if (auto r = t.Table("retention")) ReadRetention(*r, c);
-  for (TableReader& k : t.TableArray("consumer")) c.consumers.push_back(ReadConsumer(k));
+  for (TableReader& m : t.TableArray("state_machine")) {
+    c.state_machines.push_back(ReadStateMachine(m));
+    for (size_t j = 0; j + 1 < c.state_machines.size(); ++j)
+      if (c.state_machines[j].name == c.state_machines.back().name)
+        throw ConfigError(c.state_machines.back().where + ": a [[state_machine]] named \"" +
+                          c.state_machines.back().name + "\" is declared already at " + c.state_machines[j].where);
+  }
+  for (TableReader& k : t.TableArray("consumer")) c.consumers.push_back(ReadConsumer(k, c.state_machines));
   if (c.consumers.empty()) t.Fail(nullptr, "no [[consumer]] table: declare at least one consumer group");
   for (size_t i = 0; i < c.consumers.size(); ++i)
     for (size_t j = 0; j < i; ++j)

@@ -14,6 +14,7 @@
 
 #include "idem/fast_filter.h"
 #include "idem/status.h"
+#include "service/handler_config.h"
 
 namespace idem::service {
 
@@ -34,6 +35,7 @@ struct ConsumerConfig {
   std::vector<int64_t> retry_delays_ms{30'000, 60'000, 300'000, 300'000, 300'000};
   int max_attempts = 5;             // default 5
   std::vector<Located> handler_sets;          // C++ handlers registered by name
+  std::vector<DeclaredHandler> handlers;      // [[consumer.handler]]: declarative, one per topic
 };
 
 struct RetentionConfig {
@@ -63,6 +65,7 @@ struct ServiceConfig {
   bool log_decisions = true;                  // one JSON line per message outcome; default true
 
   RetentionConfig retention;
+  std::vector<StateMachineConfig> state_machines;  // [[state_machine]]: for transition steps
   std::vector<ConsumerConfig> consumers;      // at least one
 };
 

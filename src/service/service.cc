@@ -1,12 +1,14 @@
 #include "service/service.h"
 
+#include "service/declarative_handler.h"
+
 #include <chrono>
 #include <map>
 
 namespace idem::service {
 
-Result<std::vector<HandlerSpec>> HandlersFor(const ConsumerConfig& consumer, const HandlerRegistry& registry,
-                                             Env* env) {
+Result<std::vector<HandlerSpec>> HandlersFor(const ServiceConfig& config, const ConsumerConfig& consumer,
+                                             const HandlerRegistry& registry, Env* env) {
   std::vector<HandlerSpec> out;
   for (const Located& name : consumer.handler_sets) {
     const HandlerSet* set = registry.Find(name.value);
@@ -18,13 +20,18 @@ Result<std::vector<HandlerSpec>> HandlersFor(const ConsumerConfig& consumer, con
       return Status::InvalidArgument(name.where + ": handler set \"" + name.value + "\": " + made.status().message());
     for (HandlerSpec& h : *made) out.push_back(std::move(h));
   }
+  for (const DeclaredHandler& d : consumer.handlers) {
+    auto h = MakeDeclaredHandler(d, config.state_machines);
+    if (!h.ok()) return h.status();
+    out.push_back(std::move(*h));
+  }
   return out;
 }
 
 Status CheckConfig(const ServiceConfig& config, const HandlerRegistry& registry) {
   std::map<std::string, std::string> topic_owner;  // topic → group: the embedded queue hands a message to one group
   for (const ConsumerConfig& k : config.consumers) {
-    auto handlers = HandlersFor(k, registry, Env::Default());
+    auto handlers = HandlersFor(config, k, registry, Env::Default());
     if (!handlers.ok()) return handlers.status();
     for (const HandlerSpec& h : *handlers) {
       auto [it, fresh] = topic_owner.emplace(h.topic, k.group);
@@ -65,7 +72,7 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
     }
   for (const ConsumerConfig& k : config.consumers)
     for (int i = 0; i < k.workers; ++i) {
-      auto handlers = HandlersFor(k, registry, env);
+      auto handlers = HandlersFor(config, k, registry, env);
       if (!handlers.ok()) return handlers.status();
       auto w = Worker::Open(config, k, std::move(*handlers), i, &s->control_, env, log);
       if (!w.ok()) return w.status();

@@ -26,10 +26,11 @@
 
 namespace idem::service {
 
-// The handlers a consumer runs, made fresh for one worker. InvalidArgument at
-// the file position of a name the registry does not know.
-Result<std::vector<HandlerSpec>> HandlersFor(const ConsumerConfig& consumer, const HandlerRegistry& registry,
-                                             Env* env);
+// The handlers a consumer runs — its registered handler sets, then its
+// declarative handlers — made fresh for one worker. InvalidArgument at the
+// file position of a name the registry does not know.
+Result<std::vector<HandlerSpec>> HandlersFor(const ServiceConfig& config, const ConsumerConfig& consumer,
+                                             const HandlerRegistry& registry, Env* env);
 
 // What `idem run --check` verifies beyond the file's syntax, without opening
 // anything: handler names, one handler per topic and group, the retry policy,
