@@ -9,7 +9,10 @@
 
 #include "cli_util.h"
 #include "payments/service_handlers.h"
+#include "ops/metrics.h"
 #include "service/config.h"
+#include "service/http_endpoint.h"
+#include "service/readiness.h"
 #include "service/service.h"
 #include "service/supervise.h"
 
@@ -54,7 +57,8 @@ int Serve(const RunArgs& a) {
   service::JsonLog log(&std::cout, env);
   // Before any thread exists, so every worker inherits the blocked mask.
   service::BlockStopSignals();
-  auto svc = service::Service::Open(config, registry, env, &log);
+  ops::ServiceMetrics metrics;
+  auto svc = service::Service::Open(config, registry, env, &log, &metrics);
   if (!svc.ok()) {
     log.Error("start_failed", {{"error", svc.status().ToString()}});
     throw CliError(svc.status().message(), svc.status().code() == Status::Code::kInvalidArgument ? 2 : 1);
@@ -66,8 +70,22 @@ int Serve(const RunArgs& a) {
                        {"store", RedactUrl(config.store_url)},
                        {"fast_filter", RedactUrl(config.fast_filter_url)},
                        {"consumers", groups}});
+  service::Readiness readiness(config, env, &metrics);
+  service::HttpEndpoint http(&metrics, &readiness);
+  if (!config.http_listen.empty()) {
+    auto port = http.Start(config.http_listen);
+    if (!port.ok()) {
+      log.Error("start_failed", {{"error", port.status().ToString()}});
+      throw CliError(port.status().message(), 1);
+    }
+    log.Info("http_listening", {{"listen", config.http_listen},
+                                {"port", *port},
+                                {"paths", {"/metrics", "/healthz", "/readyz"}}});
+  }
   (*svc)->Start(a.until_idle);
-  return service::Supervise(**svc, config, env, &log);
+  const int code = service::Supervise(**svc, config, env, &log);
+  http.Stop();
+  return code;
 }
 
 }  // namespace

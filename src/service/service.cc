@@ -54,7 +54,7 @@ Status CheckConfig(const ServiceConfig& config, const HandlerRegistry& registry)
 }
 
 Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, const HandlerRegistry& registry,
-                                               Env* env, JsonLog* log) {
+                                               Env* env, JsonLog* log, ops::ServiceMetrics* metrics) {
   IDEM_RETURN_IF_ERROR(CheckConfig(config, registry));
   std::unique_ptr<Service> s(new Service());
   s->log_ = log;
@@ -74,7 +74,7 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
     for (int i = 0; i < k.workers; ++i) {
       auto handlers = HandlersFor(config, k, registry, env);
       if (!handlers.ok()) return handlers.status();
-      auto w = Worker::Open(config, k, std::move(*handlers), i, &s->control_, env, log);
+      auto w = Worker::Open(config, k, std::move(*handlers), i, &s->control_, env, log, metrics);
       if (!w.ok()) return w.status();
       s->workers_.push_back(std::move(*w));
     }

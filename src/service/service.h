@@ -39,8 +39,9 @@ Status CheckConfig(const ServiceConfig& config, const HandlerRegistry& registry)
 
 class Service {
  public:
+  // `metrics` must outlive the service.
   static Result<std::unique_ptr<Service>> Open(const ServiceConfig& config, const HandlerRegistry& registry,
-                                               Env* env, JsonLog* log);
+                                               Env* env, JsonLog* log, ops::ServiceMetrics* metrics);
   ~Service();  // joins the threads that ended; REQUIRES: WaitFor returned true, or Start never ran
 
   // `until_idle`: each worker ends once a poll finds nothing (batch jobs, tests).

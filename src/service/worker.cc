@@ -13,6 +13,23 @@ nlohmann::json DecisionFields(const Decision& d, const std::string& worker) {
   return j;
 }
 
+// Times each run of `fn` for idem_handler_duration_seconds, whether it returns or throws.
+HandlerFn TimedHandler(HandlerFn fn, std::string group, std::string topic, Env* env, ops::ServiceMetrics* metrics) {
+  return [fn = std::move(fn), group = std::move(group), topic = std::move(topic), env,
+          metrics](HandlerContext& ctx) -> HandlerResult {
+    const int64_t start_us = env->MonotonicMicros();
+    auto observe = [&] { metrics->OnHandler(group, topic, static_cast<double>(env->MonotonicMicros() - start_us) / 1e6); };
+    try {
+      HandlerResult r = fn(ctx);
+      observe();
+      return r;
+    } catch (...) {
+      observe();
+      throw;  // the pipeline classifies what a handler throws
+    }
+  };
+}
+
 }  // namespace
 
 PipelineOptions PipelineOptionsFor(const ConsumerConfig& consumer) {
@@ -28,12 +45,15 @@ PipelineOptions PipelineOptionsFor(const ConsumerConfig& consumer) {
 
 Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const ConsumerConfig& consumer,
                                              std::vector<HandlerSpec> handlers, int index, const Control* control,
-                                             Env* env, JsonLog* log) {
+                                             Env* env, JsonLog* log, ops::ServiceMetrics* metrics) {
   std::unique_ptr<Worker> w(new Worker());
   w->name_ = consumer.group + "#" + std::to_string(index + 1);
   w->group_ = consumer.group;
   w->control_ = control;
   w->log_ = log;
+  w->metrics_ = metrics;
+  w->env_ = env;
+  w->log_decisions_ = config.log_decisions;
   auto fail = [&](const std::string& what, const Status& s) {
     return Status(s.code() == Status::Code::kInvalidArgument
                       ? Status::InvalidArgument("worker " + w->name_ + ": " + what + ": " + s.message())
@@ -55,6 +75,7 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
   w->pipeline_ = std::make_unique<Pipeline>(w->source_.get(), w->store_.get(), env, PipelineOptionsFor(consumer));
   for (HandlerSpec& h : handlers) {
     const std::string topic = h.topic;
+    h.fn = TimedHandler(std::move(h.fn), consumer.group, topic, env, metrics);
     if (Status s = w->pipeline_->Register(std::move(h)); !s.ok()) return fail("handler for topic " + topic, s);
   }
   if (!config.fast_filter_url.empty()) {
@@ -68,12 +89,18 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
     ff.outage_policy = config.outage_policy;
     if (Status s = w->pipeline_->SetFastFilter(w->filter_.get(), ff); !s.ok())
       return fail("[fast_filter] ttl_ms", s);
+    w->filter_policy_ = config.outage_policy == FilterOutagePolicy::kOpen ? "open" : "closed";
   }
-  if (config.log_decisions) {
-    Worker* self = w.get();
-    w->pipeline_->SetDecisionSink([self](const Decision& d) { self->log_->Info("decision", DecisionFields(d, self->name_)); });
-  }
+  Worker* self = w.get();
+  w->pipeline_->SetDecisionSink([self](const Decision& d) { self->OnDecision(d); });
   return w;
+}
+
+void Worker::OnDecision(const Decision& d) {
+  metrics_->OnDecision(d);
+  // The pipeline notes an unreachable fast filter in the reason of every decision it shaped.
+  if (d.reason.rfind("degraded (", 0) == 0) filter_degraded_ = true;
+  if (log_decisions_) log_->Info("decision", DecisionFields(d, name_));
 }
 
 void Worker::Report(const BatchReport& r) {
@@ -99,7 +126,11 @@ void Worker::Run(bool until_idle) {
   log_->Info("worker_started", {{"worker", name_}, {"group", group_}});
   std::string why = "stop requested";
   while (!control_->stop.load() && !control_->abandon.load()) {
+    filter_degraded_ = false;
+    const int64_t start_us = env_->MonotonicMicros();
     BatchReport r = pipeline_->RunOnce();
+    const double seconds = static_cast<double>(env_->MonotonicMicros() - start_us) / 1e6;
+    if (r.polled > 0 || !r.status.ok()) metrics_->OnBatch(group_, r, seconds, filter_degraded_, filter_policy_);
     Report(r);
     if (until_idle && r.polled == 0 && r.status.ok()) {
       why = "idle";

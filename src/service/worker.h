@@ -18,6 +18,7 @@
 #include "idem/fast_filter.h"
 #include "idem/pipeline.h"
 #include "idem/store.h"
+#include "ops/metrics.h"
 #include "service/abandoning_source.h"
 #include "service/config.h"
 #include "service/control.h"
@@ -34,7 +35,7 @@ class Worker {
   // filter, and registers `handlers`. Errors name the worker and what failed.
   static Result<std::unique_ptr<Worker>> Open(const ServiceConfig& config, const ConsumerConfig& consumer,
                                               std::vector<HandlerSpec> handlers, int index, const Control* control,
-                                              Env* env, JsonLog* log);
+                                              Env* env, JsonLog* log, ops::ServiceMetrics* metrics);
 
   void Run(bool until_idle);
 
@@ -45,11 +46,17 @@ class Worker {
  private:
   Worker() = default;
   void Report(const BatchReport& r);
+  void OnDecision(const Decision& d);
 
   std::string name_;
   std::string group_;
   const Control* control_ = nullptr;
   JsonLog* log_ = nullptr;
+  ops::ServiceMetrics* metrics_ = nullptr;
+  Env* env_ = nullptr;
+  bool log_decisions_ = true;
+  std::string filter_policy_;        // "closed" / "open"; empty without a fast filter
+  bool filter_degraded_ = false;     // a decision of the current batch met an unreachable filter
   std::unique_ptr<Broker> broker_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<FastFilter> filter_;
