@@ -2,6 +2,7 @@
 
 #include "service/declarative_handler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -50,7 +51,32 @@ Status CheckConfig(const ServiceConfig& config, const HandlerRegistry& registry)
                                      std::to_string(o.retry.RetryWindowMs() + o.lease_ms) +
                                      " ms): raise ttl_ms or shorten retry_delays_ms");
   }
+  const int64_t longest = LongestRedeliveryWindowMs(config);
+  if (SweepOptionsFor(config.retention).window_ms < longest)
+    return Status::InvalidArgument(
+        (config.retention.where.empty() ? config.path : config.retention.where) + ": [retention] window_days = " +
+        std::to_string(config.retention.window_days) + " is shorter than the longest redelivery window (" +
+        std::to_string(longest) + " ms: every retry delay + the lease + the fast filter's ttl_ms): raise window_days");
   return Status::OK();
+}
+
+int64_t LongestRedeliveryWindowMs(const ServiceConfig& config) {
+  int64_t longest = 0;
+  for (const ConsumerConfig& k : config.consumers) {
+    int64_t delays = 0;
+    for (int64_t d : k.retry_delays_ms) delays += d;
+    const PipelineOptions o = PipelineOptionsFor(k);
+    longest = std::max(longest, std::max(delays, o.retry.RetryWindowMs()) + k.lease_ms);
+  }
+  return longest + (config.fast_filter_url.empty() ? 0 : config.redis_ttl_ms);
+}
+
+ops::SweepOptions SweepOptionsFor(const RetentionConfig& r) {
+  ops::SweepOptions o;
+  o.window_ms = r.window_days * 24 * 3600 * 1000;
+  o.interval_ms = r.sweep_interval_ms;
+  o.batch_rows = r.sweep_batch_rows;
+  return o;
 }
 
 Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, const HandlerRegistry& registry,
@@ -58,6 +84,8 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
   IDEM_RETURN_IF_ERROR(CheckConfig(config, registry));
   std::unique_ptr<Service> s(new Service());
   s->log_ = log;
+  s->env_ = env;
+  s->metrics_ = metrics;
   // Tables first, once, before any worker can receive a message for them.
   auto store = OpenStore(config.store_url, env);
   if (!store.ok()) return Status::Unavailable("cannot open the store: " + store.status().ToString());
@@ -70,6 +98,15 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
       if (Status st = set->prepare(**store); !st.ok())
         return Status::Unavailable("handler set \"" + name.value + "\" could not create its tables: " + st.ToString());
     }
+  if (config.retention.sweep_interval_ms > 0) {
+    auto sweep_store = OpenStore(config.store_url, env);
+    if (!sweep_store.ok()) return Status::Unavailable("cannot open the store for retention: " + sweep_store.status().ToString());
+    s->sweep_store_ = std::move(*sweep_store);
+    auto sweeper = ops::Sweeper::Create(s->sweep_store_.get(), SweepOptionsFor(config.retention),
+                                        LongestRedeliveryWindowMs(config));
+    if (!sweeper.ok()) return sweeper.status();
+    s->sweeper_.emplace(std::move(*sweeper));
+  }
   for (const ConsumerConfig& k : config.consumers)
     for (int i = 0; i < k.workers; ++i) {
       auto handlers = HandlersFor(config, k, registry, env);
@@ -100,6 +137,20 @@ void Service::Start(bool until_idle) {
 bool Service::WaitFor(int64_t timeout_ms) {
   std::unique_lock<std::mutex> lock(mu_);
   return done_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] { return running_ == 0; });
+}
+
+void Service::MaintainIfDue() {
+  if (!sweeper_ || control_.stop.load()) return;
+  const ops::SweepStep step = sweeper_->RunIfDue(env_->NowMs());
+  if (!step.ran) return;
+  if (step.deleted > 0) metrics_->OnSweep(step.deleted);
+  if (!step.status.ok())
+    log_->Error("sweep_failed", {{"error", step.status.ToString()}, {"next_due_ms", sweeper_->next_due_ms()}});
+  else if (step.pass_done)
+    log_->Info("sweep", {{"deleted", step.pass_deleted},
+                         {"last_seen_before_ms", step.cutoff_ms},
+                         {"window_days", sweeper_->options().window_ms / (24 * 3600 * 1000)},
+                         {"next_due_ms", sweeper_->next_due_ms()}});
 }
 
 size_t Service::running() const {

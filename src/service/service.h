@@ -15,9 +15,11 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "ops/sweeper.h"
 #include "service/config.h"
 #include "service/control.h"
 #include "service/handler_registry.h"
@@ -37,6 +39,14 @@ Result<std::vector<HandlerSpec>> HandlersFor(const ServiceConfig& config, const 
 // the Redis TTL against the retry window.
 Status CheckConfig(const ServiceConfig& config, const HandlerRegistry& registry);
 
+// The longest time a copy of a message can still arrive after its first
+// delivery, over every consumer: all its retry delays + its lease + the fast
+// filter's TTL. Retention must keep records at least this long.
+int64_t LongestRedeliveryWindowMs(const ServiceConfig& config);
+
+// The sweeper options a [retention] table means.
+ops::SweepOptions SweepOptionsFor(const RetentionConfig& retention);
+
 class Service {
  public:
   // `metrics` must outlive the service.
@@ -51,6 +61,9 @@ class Service {
   // True when every worker has ended, waiting at most `timeout_ms`.
   bool WaitFor(int64_t timeout_ms);
   size_t running() const;
+  // Retention: one bounded sweep step when due (ops/sweeper.h), logged and
+  // counted. Called by the supervising thread between its waits.
+  void MaintainIfDue();
 
   const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
 
@@ -58,6 +71,10 @@ class Service {
   Service() = default;
   Control control_;
   JsonLog* log_ = nullptr;
+  Env* env_ = nullptr;
+  ops::ServiceMetrics* metrics_ = nullptr;
+  std::unique_ptr<Store> sweep_store_;  // the sweeper's own connection
+  std::optional<ops::Sweeper> sweeper_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
   mutable std::mutex mu_;

@@ -56,6 +56,7 @@ int Supervise(Service& service, const ServiceConfig& config, Env* env, JsonLog* 
       std::cout.flush();
       std::_Exit(1);
     }
+    service.MaintainIfDue();
     const int sig = NextSignal(kSliceMs);
     if (sig == 0) continue;
     ++signals;

@@ -86,6 +86,10 @@ TEST(RunSignalTest, SigtermMidRunSettlesTheBatchExitsZeroAndTheNextStartFinishes
   ASSERT_EQ(first.Wait(), 0) << first.Output();
   EXPECT_EQ(first.lines().back().value("event", ""), "stopped") << first.Output();
   EXPECT_EQ(SumOf(first.lines(), "worker_stopped", "failed_batches"), 0) << first.Output();
+  // Retention ran its first pass at start (nothing is 90 days old here).
+  EXPECT_TRUE(std::any_of(first.lines().begin(), first.lines().end(), [](const nlohmann::json& j) {
+    return j.value("event", "") == "sweep" && j.value("deleted", -1) == 0;
+  })) << first.Output();
 
   // Every batch that was polled was settled: nothing is left leased to the dead process.
   auto queue = EmbeddedQueue::Open(dir.File("q.db"), {}, Env::Default());
