@@ -23,6 +23,7 @@ struct RunArgs {
   std::string config;
   std::string check;
   bool until_idle = false;
+  std::string http_listen;  // overrides [service] http_listen
 };
 
 service::HandlerRegistry Registry() {
@@ -51,6 +52,7 @@ void Check(const std::string& path) {
 
 int Serve(const RunArgs& a) {
   service::ServiceConfig config = LoadOrDie(a.config);
+  if (!a.http_listen.empty()) config.http_listen = a.http_listen;
   const service::HandlerRegistry registry = Registry();
   if (Status s = service::CheckConfig(config, registry); !s.ok()) throw CliError(s.message(), 2);
   Env* env = Env::Default();
@@ -103,6 +105,9 @@ void AddRunCommand(CLI::App& app) {
                                 "Validate this configuration file and exit (0: valid; 2: the error, FILE:LINE:COLUMN)");
   config->excludes(check);
   cmd->add_flag("--until-idle", args->until_idle, "Stop each worker once a poll finds nothing (batch runs, tests)")
+      ->excludes(check);
+  cmd->add_option("--http-listen", args->http_listen,
+                  "HOST:PORT for /metrics, /healthz and /readyz, instead of [service] http_listen (port 0: any free one)")
       ->excludes(check);
   cmd->callback([args] {
     if (!args->check.empty()) return Check(args->check);

@@ -21,6 +21,7 @@ void ReadBroker(TableReader t, ServiceConfig& c) {
 
 void ReadStore(TableReader t, ServiceConfig& c) {
   c.store_url = t.RequiredString("url", "the store URL, e.g. \"sqlite:payments.db\" or \"postgresql://…\"");
+  c.setup_sql = t.String("setup_sql").value_or("");
   t.Finish();
 }
 

@@ -53,6 +53,10 @@ struct ServiceConfig {
   size_t prefetch = 100;                      // RabbitMQ basic.qos; default 100
 
   std::string store_url;                      // required
+  // Optional SQL script run once at start, after the handler sets created their
+  // tables (reference data, demo accounts); it must be safe to run again
+  // (CREATE … IF NOT EXISTS, INSERT … ON CONFLICT DO NOTHING).
+  std::string setup_sql;
 
   std::string fast_filter_url;                // optional; empty: no fast filter
   int64_t redis_ttl_ms = 24LL * 3600 * 1000;  // default 24 h

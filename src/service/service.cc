@@ -98,6 +98,9 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
       if (Status st = set->prepare(**store); !st.ok())
         return Status::Unavailable("handler set \"" + name.value + "\" could not create its tables: " + st.ToString());
     }
+  if (!config.setup_sql.empty())
+    if (Status st = (*store)->ExecScript(config.setup_sql); !st.ok())
+      return Status::Unavailable(config.path + ": [store] setup_sql failed: " + st.ToString());
   if (config.retention.sweep_interval_ms > 0) {
     auto sweep_store = OpenStore(config.store_url, env);
     if (!sweep_store.ok()) return Status::Unavailable("cannot open the store for retention: " + sweep_store.status().ToString());

@@ -6,7 +6,7 @@
 
 namespace idem::testing {
 
-RunningIdem::RunningIdem(std::vector<std::string> args) {
+RunningIdem::RunningIdem(std::vector<std::string> args, const std::string& cwd) {
   args.insert(args.begin(), IDEM_CLI_PATH);
   int fds[2];
   if (pipe(fds) != 0) return;
@@ -15,6 +15,7 @@ RunningIdem::RunningIdem(std::vector<std::string> args) {
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

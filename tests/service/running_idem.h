@@ -15,7 +15,8 @@ namespace idem::testing {
 
 class RunningIdem {
  public:
-  explicit RunningIdem(std::vector<std::string> args);  // starts IDEM_CLI_PATH args…
+  // Starts IDEM_CLI_PATH args… in `cwd` (default: the test's own folder).
+  explicit RunningIdem(std::vector<std::string> args, const std::string& cwd = "");
   ~RunningIdem();                                        // kills it if still running
 
   // Reads log lines until `done` returns true for one (returned), or the
