@@ -61,7 +61,11 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
   };
 
   BrokerOptions bo;
-  for (const HandlerSpec& h : handlers) bo.topics.push_back(h.topic);
+  // Several groups on one embedded queue share it by topic. A single group takes
+  // everything its source holds (a topic without a handler is dead-lettered):
+  // RabbitMQ gives each group its own queue and cannot filter by topic.
+  if (config.consumers.size() > 1)
+    for (const HandlerSpec& h : handlers) bo.topics.push_back(h.topic);
   bo.visibility_timeout_ms = config.visibility_timeout_ms;
   bo.prefetch = config.prefetch;
   auto broker = OpenBroker(config.broker_url, bo, env);
