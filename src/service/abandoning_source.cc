@@ -4,15 +4,13 @@ namespace idem::service {
 
 Result<std::vector<Message>> AbandoningSource::Poll(size_t max_messages, int64_t max_wait_ms) {
   if (control_->abandon.load()) return std::vector<Message>{};
-  return broker_->Poll(max_messages, max_wait_ms);
+  return source_->Poll(max_messages, max_wait_ms);
 }
 
 Status AbandoningSource::Settle(const std::vector<Settlement>& settlements) {
-  if (!control_->abandon.load()) return broker_->Settle(settlements);
+  if (!control_->abandon.load()) return source_->Settle(settlements);
   abandoned_ += settlements.size();
-  return broker_->AbandonDeliveries();
+  return source_->Abandon();
 }
-
-Status AbandoningSource::AbandonNow() { return broker_->AbandonDeliveries(); }
 
 }  // namespace idem::service

@@ -1,32 +1,31 @@
 // AbandoningSource: the Source a worker's pipeline polls. It passes everything
-// to the worker's broker until Control::abandon is set; from then on a poll
-// returns nothing and a settlement gives the batch back unsettled
-// (Broker::AbandonDeliveries), so a forced stop never acks what it did not
+// to the worker's broker source until Control::abandon is set; from then on a
+// poll returns nothing and a settlement gives the batch back unsettled
+// (Source::Abandon), so a forced stop never acks what it did not
 // finish and the broker delivers those messages again at once. Effects that
 // committed before the abandon come back as duplicates, which the guard absorbs.
 //
-// Thread safety: used by its worker's thread only, like the broker it wraps.
+// Thread safety: used by its worker's thread only, like the source it wraps.
 #pragma once
 
-#include "idem/broker.h"
+#include "idem/source.h"
 #include "service/control.h"
 
 namespace idem::service {
 
 class AbandoningSource final : public Source {
  public:
-  AbandoningSource(Broker* broker, const Control* control) : broker_(broker), control_(control) {}
+  AbandoningSource(Source* source, const Control* control) : source_(source), control_(control) {}
 
   Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
   Status Settle(const std::vector<Settlement>& settlements) override;
+  Status Abandon() override { return source_->Abandon(); }
 
-  // Gives back whatever the broker still holds for this worker.
-  Status AbandonNow();
   // Settlements given back rather than made since the abandon, for the log.
   size_t abandoned() const { return abandoned_; }
 
  private:
-  Broker* broker_;
+  Source* source_;
   const Control* control_;
   size_t abandoned_ = 0;
 };

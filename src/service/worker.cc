@@ -75,7 +75,7 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
   if (!store.ok()) return fail("cannot open the store", store.status());
   w->store_ = std::move(*store);
 
-  w->source_ = std::make_unique<AbandoningSource>(w->broker_.get(), control);
+  w->source_ = std::make_unique<AbandoningSource>(&w->broker_->source(), control);
   w->pipeline_ = std::make_unique<Pipeline>(w->source_.get(), w->store_.get(), env, PipelineOptionsFor(consumer));
   for (HandlerSpec& h : handlers) {
     const std::string topic = h.topic;
@@ -142,7 +142,7 @@ void Worker::Run(bool until_idle) {
     }
   }
   if (control_->abandon.load()) {
-    Status s = source_->AbandonNow();
+    Status s = source_->Abandon();
     log_->Warn("deliveries_abandoned", {{"worker", name_},
                                         {"group", group_},
                                         {"given_back_unsettled", source_->abandoned()},

@@ -50,7 +50,7 @@ TEST(ServiceOnServersTest, PaymentsOnRabbitPostgresRedisApplyOnceAndStopCleanly)
       batch.push_back(m);
       if (i % 5 == 0) batch.push_back(m);
     }
-    ASSERT_TRUE((*broker)->PublishBatch(batch).ok());
+    ASSERT_TRUE((*broker)->publisher().PublishBatch(batch).ok());
   }
   testing::TempDir dir;
   const std::string config = dir.File("run.toml");
