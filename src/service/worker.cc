@@ -107,6 +107,20 @@ void Worker::OnDecision(const Decision& d) {
   if (log_decisions_) log_->Info("decision", DecisionFields(d, name_));
 }
 
+void Worker::NoteFilterState(const BatchReport& r) {
+  if (filter_policy_.empty() || r.polled == 0 || filter_degraded_ == filter_was_degraded_) return;
+  filter_was_degraded_ = filter_degraded_;
+  if (filter_degraded_)
+    log_->Warn("fast_filter_degraded",
+               {{"worker", name_},
+                {"group", group_},
+                {"policy", filter_policy_},
+                {"effect", filter_policy_ == "closed" ? "consumption paused: messages are released with back-off"
+                                                      : "the database guard alone decides"}});
+  else
+    log_->Info("fast_filter_recovered", {{"worker", name_}, {"group", group_}, {"policy", filter_policy_}});
+}
+
 void Worker::Report(const BatchReport& r) {
   if (!r.status.ok()) {
     ++failed_batches_;
@@ -135,6 +149,7 @@ void Worker::Run(bool until_idle) {
     BatchReport r = pipeline_->RunOnce();
     const double seconds = static_cast<double>(env_->MonotonicMicros() - start_us) / 1e6;
     if (r.polled > 0 || !r.status.ok()) metrics_->OnBatch(group_, r, seconds, filter_degraded_, filter_policy_);
+    NoteFilterState(r);
     Report(r);
     if (until_idle && r.polled == 0 && r.status.ok()) {
       why = "idle";

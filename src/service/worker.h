@@ -47,6 +47,7 @@ class Worker {
   Worker() = default;
   void Report(const BatchReport& r);
   void OnDecision(const Decision& d);
+  void NoteFilterState(const BatchReport& r);
 
   std::string name_;
   std::string group_;
@@ -57,6 +58,7 @@ class Worker {
   bool log_decisions_ = true;
   std::string filter_policy_;        // "closed" / "open"; empty without a fast filter
   bool filter_degraded_ = false;     // a decision of the current batch met an unreachable filter
+  bool filter_was_degraded_ = false; // ... of the last batch that polled, for the log's state changes
   std::unique_ptr<Broker> broker_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<FastFilter> filter_;

@@ -77,6 +77,9 @@ class MetricsHttpTest : public ::testing::Test {
   // Reads batch lines until every published copy has been decided.
   void WaitUntilAllDecided() {
     int64_t decided = 0;
+    for (const auto& j : run_->lines())  // batch lines read while waiting for something else count too
+      if (j.value("event", "") == "batch") decided += j.value("first", 0) + j.value("duplicate", 0);
+    if (decided == kTopUps + kResent) return;
     const auto last = run_->WaitFor([&](const nlohmann::json& j) {
       if (j.value("event", "") == "batch") decided += j.value("first", 0) + j.value("duplicate", 0);
       return decided == kTopUps + kResent;
@@ -164,6 +167,46 @@ TEST_F(MetricsHttpTest, ReadinessFlipsWhenTheStoreGoesAwayAndComesBack) {
   ASSERT_TRUE(back);
   EXPECT_EQ(back->status, 200) << back->body;
   Stop();
+}
+
+}  // namespace
+}  // namespace idem
+
+namespace idem {
+namespace {
+
+// Redis that is not there, with the fail-open policy: the database guard alone
+// decides, every effect still lands once, and the log and /metrics say the
+// filter is degraded.
+TEST_F(MetricsHttpTest, UnreachableRedisFailOpenIsLoggedAndExported) {
+#ifndef IDEM_WITH_REDIS
+  GTEST_SKIP() << "this build has no Redis fast filter (IDEM_WITH_REDIS=OFF)";
+#endif
+  Publish(dir_);
+  const std::string path = dir_.File("redis.toml");
+  // Port 1 on the loopback: nothing listens there, so every connection is refused at once.
+  std::ofstream(path) << "[broker]\nurl = \"queue:" << dir_.File("q.db") << "\"\n"
+                      << "[store]\nurl = \"sqlite:" << dir_.File("s.db") << "\"\n"
+                      << "[fast_filter]\nurl = \"redis://127.0.0.1:1\"\noutage_policy = \"open\"\n"
+                      << "[service]\nhttp_listen = \"127.0.0.1:0\"\nlog_decisions = false\n"
+                      << "[[consumer]]\ngroup = \"payments\"\nbatch_size = 16\nmax_linger_ms = 0\n"
+                      << "handlers = [\"payments\"]\n";
+  run_ = std::make_unique<RunningIdem>(std::vector<std::string>{"run", "--config", path});
+  const auto listening = run_->WaitForEvent("http_listening");
+  ASSERT_EQ(listening.value("event", ""), "http_listening") << run_->Output();
+  client_ = std::make_unique<httplib::Client>("127.0.0.1", listening.value("port", 0));
+  const auto degraded = run_->WaitForEvent("fast_filter_degraded");
+  ASSERT_EQ(degraded.value("policy", ""), "open") << run_->Output();
+  WaitUntilAllDecided();
+  auto scrape = client_->Get("/metrics");
+  ASSERT_TRUE(scrape);
+  EXPECT_EQ(Sample(scrape->body, "idem_fast_filter_degraded", {"group=\"payments\"", "policy=\"open\""}), 1)
+      << scrape->body;
+  Stop();
+  auto store = OpenSqliteStore(dir_.File("s.db"), {}, Env::Default());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(testing::QueryInt(**store, "SELECT COUNT(*) FROM pay_account_flows"), kTopUps);
+  EXPECT_EQ(testing::QueryInt(**store, "SELECT balance_cents FROM pay_accounts WHERE user_id = 'U1'"), kTopUps);
 }
 
 }  // namespace
