@@ -7,6 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-build/tools/promtool}"
 if [ -x "$out" ]; then echo "$out"; exit 0; fi
+# Another build folder of this checkout (build-asan next to build) shares one copy.
+if [ "$out" != build/tools/promtool ] && [ -x build/tools/promtool ]; then
+  mkdir -p "$(dirname "$out")"
+  cp build/tools/promtool "$out"
+  echo "$out"
+  exit 0
+fi
 if command -v promtool >/dev/null 2>&1; then
   mkdir -p "$(dirname "$out")"
   ln -sf "$(command -v promtool)" "$out"
