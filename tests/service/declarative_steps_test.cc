@@ -47,6 +47,22 @@ group = "g"
     expect_rows = 1
 )";
 
+// Runs `spec` once on `payload` in its own transaction, committed when it succeeds.
+HandlerResult RunInOwnTransaction(Store& store, Env& env, const HandlerSpec& spec, const std::string& payload) {
+  auto tx = store.Begin();
+  EXPECT_TRUE(tx.ok());
+  Message m;
+  m.topic = spec.topic;
+  m.payload = payload;
+  auto parsed = Payload::Parse(payload);
+  EXPECT_TRUE(parsed.ok());
+  const std::string key = spec.topic + ":x";
+  HandlerContext ctx{m, key, **tx, env, *parsed};
+  HandlerResult r = spec.fn(ctx);
+  if (r.outcome == HandlerResult::Outcome::kOk) EXPECT_TRUE((*tx)->Commit().ok());
+  return r;
+}
+
 class DeclarativeStepsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -67,21 +83,7 @@ class DeclarativeStepsTest : public ::testing::Test {
     spec_ = std::move(*spec);
   }
 
-  // Runs the handler once in its own transaction, committed when it succeeds.
-  HandlerResult Run(const std::string& payload) {
-    auto tx = store_->Begin();
-    EXPECT_TRUE(tx.ok());
-    Message m;
-    m.topic = "pay";
-    m.payload = payload;
-    auto parsed = Payload::Parse(payload);
-    EXPECT_TRUE(parsed.ok());
-    const std::string key = "pay:x";
-    HandlerContext ctx{m, key, **tx, env_, *parsed};
-    HandlerResult r = spec_.fn(ctx);
-    if (r.outcome == HandlerResult::Outcome::kOk) EXPECT_TRUE((*tx)->Commit().ok());
-    return r;
-  }
+  HandlerResult Run(const std::string& payload) { return RunInOwnTransaction(*store_, env_, spec_, payload); }
 
   int64_t Int(const std::string& sql) { return idem::testing::QueryInt(*store_, sql); }
 
@@ -164,6 +166,49 @@ TEST(DeclarativeConfigTest, StepErrorsNameTheirPosition) {
                                 "f.toml");
   ASSERT_FALSE(nested_key.ok());
   EXPECT_EQ(nested_key.status().message().rfind("f.toml:9:8: ", 0), 0u) << nested_key.status().message();
+}
+
+TEST(DeclarativeUpdateIfVersionTest, AppliesOnTheExpectedVersionAndAcksAMovedOne) {
+  idem::testing::ManualEnv env;
+  auto store = OpenSqliteStore(":memory:", {}, &env);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)
+                  ->ExecScript("CREATE TABLE stock (sku TEXT PRIMARY KEY, quantity BIGINT, version BIGINT);"
+                               "INSERT INTO stock VALUES ('S1', 10, 3);")
+                  .ok());
+  auto config = ParseConfig(R"(
+[broker]
+url = "q"
+[store]
+url = "s"
+[[consumer]]
+group = "g"
+  [[consumer.handler]]
+  topic = "stock.set"
+  key = ["event_id"]
+    [[consumer.handler.step]]
+    update_if_version = "stock"
+    key_column = "sku"
+    version_column = "version"
+    key = "sku"
+    expected_version = "version"
+    set = { quantity = "quantity" }
+)",
+                            "f.toml");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  auto spec = MakeDeclaredHandler(config->consumers[0].handlers[0], config->state_machines);
+  ASSERT_TRUE(spec.ok());
+  auto run = [&](const std::string& payload) { return RunInOwnTransaction(**store, env, *spec, payload); };
+  EXPECT_EQ(run(R"({"event_id":"e1","sku":"S1","version":3,"quantity":7})").outcome, HandlerResult::Outcome::kOk);
+  EXPECT_EQ(idem::testing::QueryInt(**store, "SELECT quantity FROM stock"), 7);
+  EXPECT_EQ(idem::testing::QueryInt(**store, "SELECT version FROM stock"), 4);
+  // Computed from version 3, which is gone: stale, acknowledged, nothing written.
+  HandlerResult stale = run(R"({"event_id":"e2","sku":"S1","version":3,"quantity":1})");
+  EXPECT_EQ(stale.outcome, HandlerResult::Outcome::kOk);
+  EXPECT_NE(stale.summary.find("stale"), std::string::npos) << stale.summary;
+  EXPECT_EQ(idem::testing::QueryInt(**store, "SELECT quantity FROM stock"), 7);
+  EXPECT_EQ(run(R"({"event_id":"e3","sku":"S9","version":0,"quantity":1})").outcome,
+            HandlerResult::Outcome::kPermanent);
 }
 
 }  // namespace
