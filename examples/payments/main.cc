@@ -10,14 +10,14 @@
 // It creates the payments tables if they are missing and consumes until
 // SIGINT/SIGTERM, once the batch in hand is settled. The bank and the notice
 // service are the deployment's own: this program only logs what it would send
-// them (LoggedDownstream); put your clients behind payments::Downstream.
+// them (StandInDownstream); put your clients behind payments::Downstream.
 #include <csignal>
 #include <cstdio>
 #include <string>
 #include <string_view>
 
 #include "idem/consumer.h"
-#include "payments/downstream.h"
+#include "payments/stand_in_downstream.h"
 #include "payments/handlers.h"
 #include "payments/schema.h"
 
@@ -25,23 +25,6 @@ namespace {
 
 volatile std::sig_atomic_t stop_requested = 0;
 void RequestStop(int) { stop_requested = 1; }
-
-// Writes each call to stderr with its idempotency key, which a real client
-// would send as its Idempotency-Key header.
-class LoggedDownstream final : public idem::payments::Downstream {
- public:
-  idem::Status ConfirmDebit(const std::string& idempotency_key, const std::string& payment_id,
-                            int64_t amount_cents) override {
-    std::fprintf(stderr, "bank: confirm debit %s of %lld cents (Idempotency-Key %s)\n", payment_id.c_str(),
-                 static_cast<long long>(amount_cents), idempotency_key.c_str());
-    return idem::Status::OK();
-  }
-  idem::Status SendNotice(const idem::payments::Notice& notice) override {
-    std::fprintf(stderr, "notice: %s to user %s (Idempotency-Key %s)\n", notice.kind.c_str(), notice.user_id.c_str(),
-                 notice.idempotency_key.c_str());
-    return idem::Status::OK();
-  }
-};
 
 int Fail(const char* what, const idem::Status& status) {
   std::fprintf(stderr, "payments_service: %s: %s\n", what, status.ToString().c_str());
@@ -69,7 +52,8 @@ int main(int argc, char** argv) {
   idem::Status schema = idem::payments::CreateSchema((*consumer)->store(), idem::payments::SchemaVariant::kGuarded);
   if (!schema.ok()) return Fail("cannot create the payments tables", schema);
 
-  LoggedDownstream downstream;
+  auto to_stderr = [](std::string_view line) { std::fprintf(stderr, "%.*s\n", int(line.size()), line.data()); };
+  idem::payments::StandInDownstream downstream(to_stderr);
   idem::payments::ServiceOptions service;
   service.downstream = &downstream;
   service.log = [](std::string_view line) { std::fprintf(stderr, "payments: %.*s\n", int(line.size()), line.data()); };
