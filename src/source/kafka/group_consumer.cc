@@ -190,8 +190,11 @@ Status GroupConsumer::CommitNow() {
 
 void GroupConsumer::CommitIfDue() {
   if (env_->NowMs() - last_commit_ms_ < options_.commit_interval_ms) return;
+  const int64_t failures_before = commit_failures_;
   Status s = CommitNow();
-  if (!s.ok()) Warn(s.ToString() + "; the next commit retries");
+  // One line per run of failures (a rebalance or an outage fails every try).
+  if (!s.ok() && failures_before == failed_run_start_) Warn(s.ToString() + "; later commits retry");
+  if (s.ok()) failed_run_start_ = commit_failures_;
 }
 
 bool GroupConsumer::IsCurrent(const PartitionKey& p, int64_t generation) const {

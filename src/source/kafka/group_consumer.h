@@ -88,6 +88,7 @@ class GroupConsumer {
   int64_t next_generation_ = 1;
   int64_t last_commit_ms_ = 0;
   int64_t commit_failures_ = 0;
+  int64_t failed_run_start_ = 0;  // commit_failures_ at the last successful commit
   std::map<PartitionKey, PartitionOffsets> held_;
   std::map<PartitionKey, int64_t> paused_until_;  // retry-topic partitions waiting for their head record
 };
