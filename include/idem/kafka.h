@@ -88,8 +88,29 @@ Result<std::unique_ptr<Broker>> OpenKafkaBroker(const KafkaOptions& options, Env
 Result<std::unique_ptr<Broker>> OpenKafkaBroker(const std::string& url, const BrokerOptions& broker_options,
                                                 Env* env);
 
+// One partition of a topic the group consumes (main and retry topics) or its
+// dead-letter topic, with the group's lag: what is stored past its committed
+// offset (everything stored when it has committed nothing).
+struct KafkaPartitionLag {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t low = 0;         // first offset still stored
+  int64_t high = 0;        // offset of the next record
+  int64_t committed = -1;  // the group's committed offset, -1 if none
+  int64_t lag = 0;
+};
+// For `idem queue stats`: every partition of the URL's topics, their retry
+// topics and dead-letter topics, in that order. Creates nothing.
+Result<std::vector<KafkaPartitionLag>> KafkaLag(const std::string& url);
+
+// What PurgeDead does on a Kafka dead-letter topic, for the CLI to say.
+inline constexpr const char* kKafkaPurgeNote =
+    "a Kafka topic is a log and cannot delete single records: the purged entries are hidden from the "
+    "dead-letter console by a marker record, and their bytes stay in the -dlt topic until its retention "
+    "(retention.ms / retention.bytes) removes them";
+
 // The bootstrap servers of the process's shared mock cluster (kafka://mock),
-// starting it on first use with `brokers` brokers.
+// starting it on first use.
 Result<std::string> KafkaMockBootstrapServers();
 
 }  // namespace idem
