@@ -36,7 +36,8 @@ void Warn(const std::string& what) { std::fprintf(stderr, "idem kafka: %s\n", wh
 }  // namespace
 
 Result<std::unique_ptr<GroupConsumer>> GroupConsumer::Open(const KafkaOptions& options, const std::string& bootstrap,
-                                                           std::vector<std::string> topics, Env* env) {
+                                                           std::vector<std::string> topics, MemberHistory* history,
+                                                           Env* env) {
   auto conf = BaseConfig(options, bootstrap);
   if (!conf.ok()) return conf.status();
   const std::string assignor = options.assignor == "cooperative-sticky" ? "cooperative-sticky" : options.assignor;
@@ -55,7 +56,7 @@ Result<std::unique_ptr<GroupConsumer>> GroupConsumer::Open(const KafkaOptions& o
     Status s = SetConf(conf->get(), name, value);
     if (!s.ok()) return s;
   }
-  std::unique_ptr<GroupConsumer> c(new GroupConsumer(options, env));
+  std::unique_ptr<GroupConsumer> c(new GroupConsumer(options, history, env));
   rd_kafka_conf_set_opaque(conf->get(), c.get());
   rd_kafka_conf_set_rebalance_cb(conf->get(), &GroupConsumer::OnRebalance);
   auto rk = NewClient(RD_KAFKA_CONSUMER, std::move(*conf));
@@ -75,6 +76,9 @@ GroupConsumer::~GroupConsumer() {
     // Runs the revoke callback (which commits again what is settled) and leaves the group.
     rd_kafka_consumer_close(rk_.get());
   }
+  std::vector<PartitionKey> left;
+  for (const auto& [k, _] : held_) left.push_back(k);
+  for (const PartitionKey& k : left) Forget(k);
 }
 
 void GroupConsumer::Subscribe() {
@@ -107,8 +111,11 @@ void GroupConsumer::Assign(rd_kafka_topic_partition_list_t* parts) {
       if (c && !c->err) delivered_before = DeliveredFromMetadata(*c);
     }
     PartitionKey key{tp.topic, tp.partition};
+    auto remembered = history_->delivered_up_to.find(key);
+    if (remembered != history_->delivered_up_to.end() && remembered->second > delivered_before)
+      delivered_before = remembered->second;
     held_.erase(key);
-    held_.emplace(key, PartitionOffsets(next_generation_++, delivered_before));
+    held_.emplace(key, PartitionOffsets(history_->next_generation++, delivered_before));
     paused_until_.erase(key);
   }
   // Pause state survives reassignment in librdkafka: a partition this member
@@ -134,10 +141,7 @@ void GroupConsumer::Revoke(rd_kafka_topic_partition_list_t* parts) {
     // next owner then gets copies, which the guard absorbs.
     if (!s.ok()) Warn("commit at revocation: " + s.ToString());
   }
-  for (const PartitionKey& k : keys) {
-    held_.erase(k);
-    paused_until_.erase(k);
-  }
+  for (const PartitionKey& k : keys) Forget(k);
   rd_kafka_resume_partitions(rk_.get(), parts);
   if (cooperative_) {
     ErrorHandle e(rd_kafka_incremental_unassign(rk_.get(), parts));
@@ -145,6 +149,16 @@ void GroupConsumer::Revoke(rd_kafka_topic_partition_list_t* parts) {
   } else {
     rd_kafka_assign(rk_.get(), nullptr);
   }
+}
+
+void GroupConsumer::Forget(const PartitionKey& k) {
+  auto it = held_.find(k);
+  if (it != held_.end()) {
+    int64_t& up_to = history_->delivered_up_to[k];
+    if (it->second.DeliveredUpTo() > up_to) up_to = it->second.DeliveredUpTo();
+    held_.erase(it);
+  }
+  paused_until_.erase(k);
 }
 
 Status GroupConsumer::Commit(const std::vector<PartitionKey>& which) {
@@ -207,20 +221,6 @@ bool GroupConsumer::Settle(const PartitionKey& p, int64_t offset, int64_t genera
   if (it == held_.end() || it->second.generation() != generation) return false;
   it->second.Settled(offset);
   return true;
-}
-
-void GroupConsumer::Abandon() {
-  std::vector<std::pair<PartitionKey, int64_t>> seeks;
-  for (auto& [k, offsets] : held_) {
-    offsets.NewGeneration(next_generation_++);
-    if (offsets.LowestUnsettled() >= 0) seeks.emplace_back(k, offsets.LowestUnsettled());
-  }
-  if (seeks.empty()) return;
-  PartitionList list = ListOf(seeks);
-  // Records fetched before the seek are discarded by librdkafka (their fetch
-  // version is outdated), so the next poll hands out the abandoned ones again.
-  ErrorHandle e(rd_kafka_seek_partitions(rk_.get(), list.get(), static_cast<int>(options_.request_timeout_ms)));
-  if (e) Warn("seek back: " + std::string(rd_kafka_error_string(e.get())));
 }
 
 void GroupConsumer::PauseUntil(const rd_kafka_message_t* record, int64_t due_ms) {

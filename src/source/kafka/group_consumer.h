@@ -37,11 +37,22 @@ struct FetchedRecord {
   int delivery_count = 1;
 };
 
+// What outlives one GroupConsumer of a broker (AbandonDeliveries closes it and
+// the next Poll opens another): generations stay unique, so a receipt of the
+// old member is stale for the new one, and the offsets handed out are
+// remembered, so copies that come back are marked as redelivered.
+struct MemberHistory {
+  int64_t next_generation = 1;
+  std::map<PartitionKey, int64_t> delivered_up_to;
+};
+
 class GroupConsumer {
  public:
-  // `topics`: every topic to subscribe to (main and retry topics).
+  // `topics`: every topic to subscribe to (main and retry topics). `history`
+  // must outlive the consumer.
   static Result<std::unique_ptr<GroupConsumer>> Open(const KafkaOptions& options, const std::string& bootstrap,
-                                                     std::vector<std::string> topics, Env* env);
+                                                     std::vector<std::string> topics, MemberHistory* history,
+                                                     Env* env);
   // Commits what is settled and leaves the group.
   ~GroupConsumer();
 
@@ -60,15 +71,12 @@ class GroupConsumer {
   // is not an error; a failed commit is retried by the next one.
   Status CommitNow();
 
-  // Gives back every unsettled record: seeks each partition back to its lowest
-  // unsettled offset and starts a new generation, so late settlements of the
-  // abandoned copies do nothing.
-  void Abandon();
-
   int64_t commit_failures() const { return commit_failures_; }
 
  private:
-  GroupConsumer(const KafkaOptions& options, Env* env) : options_(options), env_(env) {}
+  GroupConsumer(const KafkaOptions& options, MemberHistory* history, Env* env)
+      : options_(options), history_(history), env_(env) {}
+  void Forget(const PartitionKey& k);
   static void OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts,
                           void* opaque);
   void Assign(rd_kafka_topic_partition_list_t* parts);
@@ -80,12 +88,12 @@ class GroupConsumer {
   int64_t NextResumeMs() const;
 
   KafkaOptions options_;
+  MemberHistory* history_;
   Env* env_;
   KafkaHandle rk_;
   std::vector<std::string> topics_;
   bool subscribed_ = false;
   bool cooperative_ = false;
-  int64_t next_generation_ = 1;
   int64_t last_commit_ms_ = 0;
   int64_t commit_failures_ = 0;
   int64_t failed_run_start_ = 0;  // commit_failures_ at the last successful commit

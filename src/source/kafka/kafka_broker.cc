@@ -96,7 +96,7 @@ class KafkaBroker final : public Broker {
     std::vector<Message> out;
     if (max_messages == 0) return out;
     if (!consumer_) {
-      auto c = GroupConsumer::Open(options_, bootstrap_, ConsumedTopics(), env_);
+      auto c = GroupConsumer::Open(options_, bootstrap_, ConsumedTopics(), &history_, env_);
       if (!c.ok()) return c.status();
       consumer_ = std::move(*c);
     }
@@ -200,9 +200,14 @@ class KafkaBroker final : public Broker {
     return Status::OK();
   }
 
+  // Leaves the group as a consumer that dies does, after committing only what
+  // is settled: the group hands the partitions to the other members (a real
+  // rebalance), and the unsettled records go to whoever gets them, this
+  // broker included once its next Poll rejoins. Late settlements of the
+  // abandoned copies carry an old generation and do nothing.
   Status AbandonDeliveries() override {
     released_.clear();
-    if (consumer_) consumer_->Abandon();
+    consumer_.reset();
     return Status::OK();
   }
 
@@ -308,7 +313,8 @@ class KafkaBroker final : public Broker {
   std::unique_ptr<ConfirmedProducer> producer_;
   DeadLetterConsole console_;
   Env* env_;
-  std::unique_ptr<GroupConsumer> consumer_;  // joins the group on the first Poll
+  kafka::MemberHistory history_;
+  std::unique_ptr<GroupConsumer> consumer_;  // joins the group on the first Poll (again after an abandon)
   std::vector<Released> released_;
 };
 

@@ -35,17 +35,15 @@ class PartitionOffsets {
   // The offset to commit, or -1 when there is nothing beyond what was committed.
   int64_t CommitPoint() const { return floor_ > committed_ ? floor_ : -1; }
   void Committed(int64_t offset) { committed_ = offset > committed_ ? offset : committed_; }
-  // Where to seek to give every unsettled message back: the lowest unsettled
-  // offset, or -1 when none is.
+  // The lowest unsettled offset, or -1 when none is.
   int64_t LowestUnsettled() const { return unsettled_.empty() ? -1 : *unsettled_.begin(); }
   // The offset after the highest one handed out (for the commit metadata).
   int64_t DeliveredUpTo() const { return max_fetched_ + 1 > delivered_before_ ? max_fetched_ + 1 : delivered_before_; }
   size_t UnsettledCount() const { return unsettled_.size(); }
 
-  // Every receipt handed out so far belongs to the generation it was made in;
-  // Abandon starts a new one, so settlements of the abandoned copies are stale.
+  // The assignment this bookkeeping belongs to; every receipt carries it, and
+  // one of another assignment (the partition moved, or was abandoned) is stale.
   int64_t generation() const { return generation_; }
-  void NewGeneration(int64_t generation) { generation_ = generation; }
 
  private:
   void Advance();
