@@ -81,13 +81,14 @@ GroupConsumer::~GroupConsumer() {
   for (const PartitionKey& k : left) Forget(k);
 }
 
-void GroupConsumer::Subscribe() {
+Status GroupConsumer::Subscribe() {
   PartitionList list = NewPartitionList(static_cast<int>(topics_.size()));
   for (const std::string& t : topics_)
     rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
   rd_kafka_resp_err_t err = rd_kafka_subscribe(rk_.get(), list.get());
-  if (err) Warn("subscribe: " + std::string(rd_kafka_err2str(err)));
+  if (err) return KafkaError("subscribing to the topics of group " + options_.group, err);
   subscribed_ = true;
+  return Status::OK();
 }
 
 void GroupConsumer::OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* parts,
@@ -256,7 +257,10 @@ int64_t GroupConsumer::NextResumeMs() const {
 }
 
 Result<std::vector<FetchedRecord>> GroupConsumer::Poll(size_t max, int64_t max_wait_ms) {
-  if (!subscribed_) Subscribe();
+  if (!subscribed_) {
+    Status s = Subscribe();
+    if (!s.ok()) return s;
+  }
   std::vector<FetchedRecord> out;
   const int64_t deadline = env_->NowMs() + max_wait_ms;
   while (out.size() < max) {

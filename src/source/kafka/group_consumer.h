@@ -82,7 +82,7 @@ class GroupConsumer {
   void Assign(rd_kafka_topic_partition_list_t* parts);
   void Revoke(rd_kafka_topic_partition_list_t* parts);
   Status Commit(const std::vector<PartitionKey>& which);
-  void Subscribe();
+  Status Subscribe();
   void ResumeDue();
   void PauseUntil(const rd_kafka_message_t* record, int64_t due_ms);
   int64_t NextResumeMs() const;

@@ -323,11 +323,17 @@ class KafkaBroker final : public Broker {
 
 Result<std::unique_ptr<Broker>> OpenKafkaBroker(const KafkaOptions& options, Env* env) {
   if (options.topics.empty()) return Status::InvalidArgument("Kafka: no topic to consume: name one in the URL path");
-  auto bootstrap = kafka::BootstrapServers(options);
+  if (options.retry_delays_ms.empty())
+    return Status::InvalidArgument("Kafka: retry_delays_ms needs at least one delay (one retry topic per delay)");
+  KafkaOptions o = options;
+  // One retry topic per distinct delay (a ladder may repeat its last rung).
+  std::sort(o.retry_delays_ms.begin(), o.retry_delays_ms.end());
+  o.retry_delays_ms.erase(std::unique(o.retry_delays_ms.begin(), o.retry_delays_ms.end()), o.retry_delays_ms.end());
+  auto bootstrap = kafka::BootstrapServers(o);
   if (!bootstrap.ok()) return bootstrap.status();
-  auto producer = kafka::ConfirmedProducer::Open(options, *bootstrap);
+  auto producer = kafka::ConfirmedProducer::Open(o, *bootstrap);
   if (!producer.ok()) return producer.status();
-  auto broker = std::make_unique<kafka::KafkaBroker>(options, *bootstrap, std::move(*producer), env);
+  auto broker = std::make_unique<kafka::KafkaBroker>(o, *bootstrap, std::move(*producer), env);
   Status s = broker->CheckTopics();
   if (!s.ok()) return s;
   return std::unique_ptr<Broker>(std::move(broker));
