@@ -195,8 +195,11 @@ class KafkaBroker final : public Broker {
     }
     Status s = producer_->ProduceAll(records);
     if (!s.ok()) return s;
+    // A producer's own id travels in idem-message-id; without one the record's
+    // place in the log is its id.
     for (size_t i = 0; i < messages.size(); ++i)
-      messages[i].id = RecordId(records[i].topic, records[i].stored_partition, records[i].stored_offset);
+      if (messages[i].id.empty())
+        messages[i].id = RecordId(records[i].topic, records[i].stored_partition, records[i].stored_offset);
     return Status::OK();
   }
 

@@ -57,6 +57,8 @@ Message ToMessage(const rd_kafka_message_t* record, const std::string& main_topi
     for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; ++i)
       m.headers[name] = value ? std::string(static_cast<const char*>(value), size) : std::string();
   }
+  auto id = m.headers.find(header::kMessageId);
+  if (id != m.headers.end() && !id->second.empty()) m.id = id->second;
   auto topic = m.headers.find(header::kTopic);
   m.topic = topic != m.headers.end() ? topic->second : main_topic;
   m.attempt = static_cast<int>(NumberHeader(m, header::kAttempts, 1));
@@ -73,6 +75,7 @@ OutRecord FromMessage(const Message& m, const std::string& kafka_topic) {
   r.value = m.payload;
   for (const auto& [name, value] : m.headers)
     if (!IsBookkeeping(name)) r.headers.emplace_back(name, value);
+  if (!m.id.empty()) r.headers.emplace_back(header::kMessageId, m.id);
   if (!m.topic.empty() && m.topic != kafka_topic) r.headers.emplace_back(header::kTopic, m.topic);
   return r;
 }

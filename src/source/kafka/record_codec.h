@@ -17,6 +17,7 @@ namespace idem::kafka {
 
 namespace header {
 inline constexpr char kTopic[] = "idem-topic";  // Message::topic when it is not the Kafka topic
+inline constexpr char kMessageId[] = "idem-message-id";  // Message::id given by the producer, kept by moves
 inline constexpr char kPublishedMs[] = "idem-published-ms";
 inline constexpr char kAttempts[] = "retry_topic-attempts";       // Message::attempt of the copy
 inline constexpr char kDueMs[] = "retry_topic-backoff-timestamp";  // not deliverable before (Unix ms)
@@ -42,6 +43,7 @@ std::string DeadLetterTopic(const std::string& topic);
 std::string RecordId(const std::string& topic, int32_t partition, int64_t offset);
 
 // The message a consumed record carries: payload, key and headers byte-exact,
+// Message::id from idem-message-id (else "topic/partition@offset"),
 // Message::topic from idem-topic (else the record's topic, or `main_topic` for
 // a retry-topic record), attempt from retry_topic-attempts.
 Message ToMessage(const rd_kafka_message_t* record, const std::string& main_topic);
@@ -52,8 +54,8 @@ int64_t NumberHeader(const Message& m, const char* name, int64_t fallback);
 bool RecordHeader(const rd_kafka_message_t* record, const char* name, std::string* value);
 
 // A record for `m` on `kafka_topic`: key, payload and headers of `m`, minus any
-// bookkeeping header (the caller sets those), plus idem-topic when the
-// message's topic is not the Kafka topic.
+// bookkeeping header (the caller sets those), plus idem-message-id when the
+// message has an id and idem-topic when its topic is not the Kafka topic.
 OutRecord FromMessage(const Message& m, const std::string& kafka_topic);
 
 }  // namespace idem::kafka
