@@ -8,9 +8,6 @@
 #include "cli_checks.h"
 #include "cli_util.h"
 #include "json_out.h"
-#ifdef IDEM_WITH_KAFKA
-#include "idem/kafka.h"
-#endif
 
 namespace idem::cli {
 namespace {
@@ -162,9 +159,7 @@ void Purge(const DlqArgs& a) {
   if (!n.ok()) throw CliError("purge failed, nothing was deleted: " + n.status().ToString());
   if (a.json) std::cout << DumpLine(ChangeJson("purged", *n, a, ids)) << "\n";
   else if (*n > 0 || a.all) std::cout << "purged " << *n << " dead letter(s)\n";
-#ifdef IDEM_WITH_KAFKA
-  if (!a.json && a.queue.rfind("kafka://", 0) == 0) std::cout << "note: " << kKafkaPurgeNote << "\n";
-#endif
+
   RequireAllChanged(*n, a, ids, "purged");
 }
 

@@ -40,10 +40,10 @@
 // AbandonDeliveries leaves the group (committing only what is settled), so the
 // partitions move to the other members; the next Poll rejoins.
 //
-// Limits: a log cannot delete one record. PurgeDead and ReplayDead append a
-// marker to the dead-letter topic that hides the entry from the console; the
-// bytes stay until the topic's retention removes them. Stats counts lag from the
-// group's committed offsets; in_flight is unknown (-1).
+// Limits: a log cannot delete one record. Replay appends a marker to the
+// dead-letter topic that hides the replayed entry from the console; Purge is
+// NotSupported (the bytes stay until the topic's retention removes them). Stats
+// counts lag from the group's committed offsets; in_flight is unknown (-1).
 //
 // Thread safety: one broker per thread.
 #pragma once
@@ -104,12 +104,6 @@ struct KafkaPartitionLag {
 // For `idem queue stats`: every partition of the URL's topics, their retry
 // topics and dead-letter topics, in that order. Creates nothing.
 Result<std::vector<KafkaPartitionLag>> KafkaLag(const std::string& url);
-
-// What PurgeDead does on a Kafka dead-letter topic, for the CLI to say.
-inline constexpr const char* kKafkaPurgeNote =
-    "a Kafka topic is a log and cannot delete single records: the purged entries are hidden from the "
-    "dead-letter console by a marker record, and their bytes stay in the -dlt topic until its retention "
-    "(retention.ms / retention.bytes) removes them";
 
 // The bootstrap servers of the process's shared mock cluster (kafka://mock),
 // starting it on first use.

@@ -7,24 +7,11 @@
 #include <unistd.h>
 
 #include "kafka/kafka_fixture.h"
+#include "testing/die_before_settle.h"
 #include "testing/consumer_group.h"
 
 namespace idem::testing {
 namespace {
-
-// Dies inside Settle, before any settlement reaches the broker.
-class DieBeforeSettle final : public Source {
- public:
-  explicit DieBeforeSettle(Source* inner) : inner_(inner) {}
-  Result<std::vector<Message>> Poll(size_t max, int64_t wait_ms) override { return inner_->Poll(max, wait_ms); }
-  Status Settle(const std::vector<Settlement>& s) override {
-    kill(getpid(), SIGKILL);
-    return inner_->Settle(s);
-  }
-
- private:
-  Source* inner_;
-};
 
 class KafkaCrash : public KafkaPipelineTest {};
 
@@ -40,7 +27,7 @@ TEST_F(KafkaCrash, AConsumerKilledMidBatchLosesNothingAndItsCopiesAreAbsorbed) {
     auto store = OpenSqliteStore(store_path, {}, Env::Default());
     auto broker = OpenBroker(url, BrokerOptions{}, Env::Default());
     if (!store.ok() || !broker.ok()) _exit(2);
-    DieBeforeSettle dying(broker->get());
+    DieBeforeSettle dying(&(*broker)->source());
     Pipeline pipeline(&dying, store->get(), Env::Default(), Options());
     if (!pipeline.Register(PayHandler()).ok()) _exit(2);
     const int64_t deadline_us = Env::Default()->MonotonicMicros() + 60'000'000;

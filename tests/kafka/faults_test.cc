@@ -97,6 +97,7 @@ class NaiveSource final : public Source {
     return out;
   }
   Status Settle(const std::vector<Settlement>&) override { return Status::OK(); }  // auto commit did it
+  Status Abandon() override { return Status::OK(); }
 
  private:
   rd_kafka_t* rk_ = nullptr;

@@ -7,7 +7,7 @@ namespace idem::testing {
 KafkaWorker::KafkaWorker(std::unique_ptr<Broker> broker, std::unique_ptr<Store> store, PipelineOptions options,
                          HandlerSpec handler)
     : broker_(std::move(broker)), store_(std::move(store)) {
-  pipeline_ = std::make_unique<Pipeline>(broker_.get(), store_.get(), Env::Default(), options);
+  pipeline_ = std::make_unique<Pipeline>(&broker_->source(), store_.get(), Env::Default(), options);
   Status s = pipeline_->Register(std::move(handler));
   EXPECT_TRUE(s.ok()) << s.ToString();
   thread_ = std::thread([this] {
@@ -68,7 +68,7 @@ void KafkaPipelineTest::PublishPayments(int first, int n, int copies) {
                   R"(,"user":"u1"})";
       batch.push_back(std::move(m));
     }
-  Status s = broker->PublishBatch(batch, 0);
+  Status s = broker->publisher().PublishBatch(batch, 0);
   ASSERT_TRUE(s.ok()) << s.ToString();
 }
 
@@ -79,7 +79,7 @@ void KafkaPipelineTest::PublishRaw(const std::string& key, const std::string& pa
   batch[0].topic = "pay";
   batch[0].key = key;
   batch[0].payload = payload;
-  Status s = broker->PublishBatch(batch, 0);
+  Status s = broker->publisher().PublishBatch(batch, 0);
   ASSERT_TRUE(s.ok()) << s.ToString();
 }
 

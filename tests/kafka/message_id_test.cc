@@ -14,7 +14,7 @@ std::vector<Message> TakeOne(Broker& b) {
   std::vector<Message> got;
   WaitFor(
       [&] {
-        auto r = b.Poll(1, 200);
+        auto r = b.source().Poll(1, 200);
         if (r.ok()) got = std::move(*r);
         return !got.empty();
       },
@@ -30,19 +30,18 @@ TEST(KafkaMessageId, AProducersIdIsKeptThroughRetryAndDeadLetter) {
   batch[0].id = "evt-42";
   batch[0].topic = "pay";
   batch[0].payload = "{}";
-  ASSERT_TRUE((*broker)->PublishBatch(batch, 0).ok());
+  ASSERT_TRUE((*broker)->publisher().PublishBatch(batch, 0).ok());
   EXPECT_EQ(batch[0].id, "evt-42") << "PublishBatch replaced the producer's id";
 
   auto first = TakeOne(**broker);
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].id, "evt-42");
-  ASSERT_TRUE((*broker)->Settle({Settlement{&first[0], Settlement::Kind::kRetry, 100, "later"}}).ok());
+  ASSERT_TRUE((*broker)->source().Settle({Settlement{&first[0], Settlement::Kind::kRetry, 100, "later", 1}}).ok());
   auto retried = TakeOne(**broker);
   ASSERT_EQ(retried.size(), 1u);
   EXPECT_EQ(retried[0].id, "evt-42") << "the retry copy lost the id";
-  EXPECT_EQ(retried[0].attempt, 2);
-  ASSERT_TRUE((*broker)->Settle({Settlement{&retried[0], Settlement::Kind::kPark, 0, "gave up"}}).ok());
-  auto dead = (*broker)->ListDead(10);
+  ASSERT_TRUE((*broker)->source().Settle({Settlement{&retried[0], Settlement::Kind::kPark, 0, "gave up", 2}}).ok());
+  auto dead = (*broker)->dead_letters()->List(10);
   ASSERT_TRUE(dead.ok()) << dead.status().ToString();
   ASSERT_EQ(dead->size(), 1u);
   EXPECT_EQ((*dead)[0].message.id, "evt-42");

@@ -29,7 +29,7 @@ TEST_F(KafkaRetryAndDeadLetter, APoisonMessageIsDeadLetteredWithItsReasonAndItsP
 
   EXPECT_EQ(Effects(), 10);
   auto broker = OpenKafka();
-  auto dead = broker->ListDead(10);
+  auto dead = broker->dead_letters()->List(10);
   ASSERT_TRUE(dead.ok()) << dead.status().ToString();
   ASSERT_EQ(dead->size(), 1u);
   EXPECT_EQ((*dead)[0].message.payload, "{not json");
@@ -47,8 +47,7 @@ HandlerSpec FailsTwiceThenPays(std::atomic<int>* runs) {
   HandlerSpec spec = pay;
   spec.fn = [pay, runs](HandlerContext& ctx) -> HandlerResult {
     ++*runs;
-    if (ctx.message.attempt < 3) return HandlerResult::Retryable("bank timeout (attempt " +
-                                                                  std::to_string(ctx.message.attempt) + ")");
+    if (ctx.attempt < 3) return HandlerResult::Retryable("bank timeout (attempt " + std::to_string(ctx.attempt) + ")");
     return pay.fn(ctx);
   };
   return spec;

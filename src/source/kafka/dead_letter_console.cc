@@ -31,7 +31,7 @@ Result<std::vector<DeadLetterConsole::Entry>> DeadLetterConsole::Scan() {
       const Message& m = e.letter.message;
       auto reason = m.headers.find(header::kReason);
       e.letter.reason = reason != m.headers.end() ? reason->second : "";
-      e.letter.attempts = m.attempt;
+      e.letter.attempts = static_cast<int>(NumberHeader(m, header::kAttempts, 0));
       e.letter.first_failed_ms = NumberHeader(m, header::kFirstFailedMs, 0);
       e.letter.last_failed_ms = NumberHeader(m, header::kLastFailedMs, 0);
       entries.push_back(std::move(e));
@@ -103,12 +103,11 @@ Result<int64_t> DeadLetterConsole::Replay(const std::vector<int64_t>& ids, const
   return static_cast<int64_t>(entries->size());
 }
 
-Result<int64_t> DeadLetterConsole::Purge(const std::vector<int64_t>& ids, const std::string& actor) {
-  auto entries = Select(ids);
-  if (!entries.ok()) return entries.status();
-  Status s = Hide(*entries, "purged", actor);
-  if (!s.ok()) return s;
-  return static_cast<int64_t>(entries->size());
+Result<int64_t> DeadLetterConsole::Purge(const std::vector<int64_t>&, const std::string&) {
+  return Status::NotSupported(
+      "a Kafka topic is a log and cannot delete one record, so nothing was purged: the dead letters stay in "
+      "the -dlt topic until its retention (retention.ms / retention.bytes) removes them; replay one to take it "
+      "out of the console");
 }
 
 }  // namespace idem::kafka

@@ -1,10 +1,10 @@
 // The dead-letter console over the T-dlt topics: list, show, replay, purge.
 //
-// A log cannot delete one record, so replay and purge append a marker record
-// (idem-dlt-hides = the entry's id, idem-dlt-action, idem-dlt-actor) to the
-// entry's partition; the console hides every entry a marker names. The marker
-// is the audit trail too. The bytes of a hidden entry stay in the topic until
-// its retention (retention.ms / retention.bytes) removes them.
+// A log cannot delete one record. Replay appends a marker record (idem-dlt-hides
+// = the entry's id, idem-dlt-action, idem-dlt-actor) to the entry's partition
+// after the copy, and the console hides every entry a marker names; the marker
+// is the audit trail too. Purge is NotSupported: the bytes stay in the topic
+// until its retention (retention.ms / retention.bytes) removes them.
 //
 // Dead-letter ids: (index of the main topic in the URL << 56) | (partition << 40)
 // | (offset + 1) — never 0 (ListDead's "after" starts there), stable for as long
@@ -36,7 +36,7 @@ class DeadLetterConsole {
   // Republishes to the main topic with kReplayHeader = actor (attempts start
   // over), then hides the entries. `ids` empty = all. Returns how many moved.
   Result<int64_t> Replay(const std::vector<int64_t>& ids, const std::string& actor);
-  // Hides the entries (the bytes stay until retention). Returns how many.
+  // NotSupported: a log cannot delete one record (the message says what to do).
   Result<int64_t> Purge(const std::vector<int64_t>& ids, const std::string& actor);
 
  private:

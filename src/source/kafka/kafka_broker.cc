@@ -1,8 +1,6 @@
 // The Kafka adapter behind idem::Broker: the receipt format, settlement and
 // the wiring of the parts (GroupConsumer, ConfirmedProducer, moves, console).
 #include <algorithm>
-#include <charconv>
-#include <sstream>
 
 #include "idem/kafka.h"
 #include "source/kafka/client_config.h"
@@ -17,42 +15,29 @@ namespace idem {
 namespace kafka {
 namespace {
 
-// Message::receipt: "kafka:<stream>:<topic>:<partition>:<offset>:<generation>".
-// Topic names cannot hold ':'.
-struct Receipt {
-  size_t stream = 0;  // index of the main topic in the URL
-  PartitionKey partition;
-  int64_t offset = 0;
-  int64_t generation = 0;
-};
-
-std::string EncodeReceipt(const Receipt& r) {
-  return "kafka:" + std::to_string(r.stream) + ":" + r.partition.topic + ":" + std::to_string(r.partition.partition) +
-         ":" + std::to_string(r.offset) + ":" + std::to_string(r.generation);
+// The receipt of a consumed record: Receipt::sequence is its offset,
+// ::partition its partition, ::generation the assignment it was handed out in,
+// and ::stream the index of its topic in ConsumedTopics() (a main topic or one
+// of its retry topics).
+PartitionKey KeyOf(const std::vector<std::string>& consumed, const Receipt& r) {
+  return {consumed[static_cast<size_t>(r.stream)], r.partition};
 }
 
-bool DecodeReceipt(const std::string& s, Receipt* r) {
-  std::vector<std::string> parts;
-  std::stringstream in(s);
-  for (std::string p; std::getline(in, p, ':');) parts.push_back(p);
-  if (parts.size() != 6 || parts[0] != "kafka") return false;
-  auto num = [](const std::string& t, auto* out) {
-    auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *out);
-    return ec == std::errc() && p == t.data() + t.size();
-  };
-  r->partition.topic = parts[2];
-  return num(parts[1], &r->stream) && num(parts[3], &r->partition.partition) && num(parts[4], &r->offset) &&
-         num(parts[5], &r->generation);
-}
-
-class KafkaBroker final : public Broker {
+// One object plays every part: a Kafka broker's consumer, producer and
+// console share the options, the producer and the member history.
+class KafkaBroker final : public Broker, public Source, public Publisher, public DeadLetters {
  public:
   KafkaBroker(KafkaOptions options, std::string bootstrap, std::unique_ptr<ConfirmedProducer> producer, Env* env)
       : options_(std::move(options)),
         bootstrap_(std::move(bootstrap)),
         producer_(std::move(producer)),
         console_(options_, bootstrap_, producer_.get(), env),
-        env_(env) {}
+        env_(env),
+        consumed_(ConsumedTopics()) {}
+
+  Source& source() override { return *this; }
+  Publisher& publisher() override { return *this; }
+  DeadLetters* dead_letters() override { return this; }
 
   // The topics the group consumes: the main topics and their retry topics.
   std::vector<std::string> ConsumedTopics() const {
@@ -109,16 +94,16 @@ class KafkaBroker final : public Broker {
     if (!fetched.ok()) return fetched.status();
     const int64_t now = env_->NowMs();
     for (FetchedRecord& f : *fetched) {
-      Receipt r;
-      r.partition = {rd_kafka_topic_name(f.record->rkt), f.record->partition};
-      r.offset = f.record->offset;
-      r.generation = f.generation;
-      r.stream = StreamOf(r.partition.topic);
-      Message m = ToMessage(f.record.get(), options_.topics[r.stream]);
+      const std::string topic = rd_kafka_topic_name(f.record->rkt);
+      const size_t stream = ConsumedIndex(topic);
+      Message m = ToMessage(f.record.get(), options_.topics[MainOf(stream)]);
       m.redelivered = f.redelivered;
       m.delivery_count = f.delivery_count;
       m.received_at_ms = now;
-      m.receipt = EncodeReceipt(r);
+      m.receipt.sequence = f.record->offset;
+      m.receipt.generation = f.generation;
+      m.receipt.partition = f.record->partition;
+      m.receipt.stream = static_cast<int32_t>(stream);
       out.push_back(std::move(m));
     }
     return out;
@@ -127,38 +112,40 @@ class KafkaBroker final : public Broker {
   Status Settle(const std::vector<Settlement>& settlements) override {
     if (!consumer_) return Status::OK();  // nothing was handed out by this broker
     struct Pending {
+      PartitionKey partition;
       Receipt receipt;
-      const Settlement* settlement;
     };
     std::vector<Pending> settle;     // acks, and moves once confirmed
     std::vector<OutRecord> moves;
     std::vector<Pending> moved;
     const int64_t now = env_->NowMs();
     for (const Settlement& s : settlements) {
-      Receipt r;
-      if (!s.message || !DecodeReceipt(s.message->receipt, &r) || r.stream >= options_.topics.size())
-        return Status::InvalidArgument("Kafka: settling a message this broker did not hand out (receipt '" +
-                                       (s.message ? s.message->receipt : std::string()) + "')");
+      if (!s.message || s.message->receipt.stream < 0 || static_cast<size_t>(s.message->receipt.stream) >= consumed_.size())
+        return Status::InvalidArgument("Kafka: settling a message this broker did not hand out");
+      const Receipt& r = s.message->receipt;
+      const PartitionKey key = KeyOf(consumed_, r);
       // A stale generation: the partition moved to another member or was
       // abandoned; its new holder settles the copy it got.
-      if (!consumer_->IsCurrent(r.partition, r.generation)) continue;
-      Origin origin{options_.topics[r.stream], r.partition.topic, r.partition.partition, r.offset, options_.group};
+      if (!consumer_->IsCurrent(key, r.generation)) continue;
+      Origin origin{options_.topics[MainOf(static_cast<size_t>(r.stream))], key.topic, r.partition, r.sequence,
+                    options_.group};
       switch (s.kind) {
         case Settlement::Kind::kAck:
-          settle.push_back({r, &s});
+          settle.push_back({key, r});
           break;
         case Settlement::Kind::kRetry:
-          moves.push_back(RetryRecord(*s.message, origin, options_.retry_delays_ms, s.delay_ms, s.reason, now));
-          moved.push_back({r, &s});
+          moves.push_back(
+              RetryRecord(*s.message, origin, options_.retry_delays_ms, s.delay_ms, s.reason, s.attempts, now));
+          moved.push_back({key, r});
           break;
         case Settlement::Kind::kPark:
-          moves.push_back(DeadLetterRecord(*s.message, origin, s.reason, now));
-          moved.push_back({r, &s});
+          moves.push_back(DeadLetterRecord(*s.message, origin, s.reason, s.attempts, now));
+          moved.push_back({key, r});
           break;
         case Settlement::Kind::kRelease:
           // The offset stays unsettled (nothing is committed past it) and this
           // member hands the message out again after the delay.
-          released_.push_back({*s.message, now + std::max<int64_t>(0, s.delay_ms), r});
+          released_.push_back({*s.message, now + std::max<int64_t>(0, s.delay_ms), key});
           break;
       }
     }
@@ -169,7 +156,7 @@ class KafkaBroker final : public Broker {
       result = producer_->ProduceAll(moves);
       if (result.ok()) settle.insert(settle.end(), moved.begin(), moved.end());
     }
-    for (const Pending& p : settle) consumer_->Settle(p.receipt.partition, p.receipt.offset, p.receipt.generation);
+    for (const Pending& p : settle) consumer_->Settle(p.partition, p.receipt.sequence, p.receipt.generation);
     consumer_->CommitIfDue();
     return result;
   }
@@ -185,7 +172,6 @@ class KafkaBroker final : public Broker {
         Message routed = m;
         if (routed.topic.empty()) routed.topic = main;
         r = FromMessage(routed, RetryTopic(main, RetryRung(options_.retry_delays_ms, delay_ms)));
-        r.headers.emplace_back(header::kAttempts, std::to_string(m.attempt));
         r.headers.emplace_back(header::kDueMs, std::to_string(now + delay_ms));
       } else {
         r = FromMessage(m, main);
@@ -208,7 +194,7 @@ class KafkaBroker final : public Broker {
   // rebalance), and the unsettled records go to whoever gets them, this
   // broker included once its next Poll rejoins. Late settlements of the
   // abandoned copies carry an old generation and do nothing.
-  Status AbandonDeliveries() override {
+  Status Abandon() override {
     released_.clear();
     consumer_.reset();
     return Status::OK();
@@ -219,10 +205,11 @@ class KafkaBroker final : public Broker {
     Message m = message;
     if (m.published_at_ms == 0) m.published_at_ms = env_->NowMs();
     std::vector<OutRecord> records{DeadLetterRecord(m, Origin{main, main, -1, -1, options_.group}, reason,
-                                                    env_->NowMs())};
+                                                    /*attempts=*/0, env_->NowMs())};
     Status s = producer_->ProduceAll(records);
     if (!s.ok()) return s;
-    return DeadLetterConsole::Id(StreamOf(main), records[0].stored_partition, records[0].stored_offset);
+    return DeadLetterConsole::Id(MainOf(ConsumedIndex(main)), records[0].stored_partition,
+                                 records[0].stored_offset);
   }
 
   Result<QueueStats> Stats() override {
@@ -252,14 +239,14 @@ class KafkaBroker final : public Broker {
     return st;
   }
 
-  Result<std::vector<DeadLetter>> ListDead(size_t limit, int64_t after_id) override {
+  Result<std::vector<DeadLetter>> List(size_t limit, int64_t after_id) override {
     return console_.List(limit, after_id);
   }
-  Result<std::optional<DeadLetter>> GetDead(int64_t id) override { return console_.Get(id); }
-  Result<int64_t> ReplayDead(const std::vector<int64_t>& ids, const std::string& actor) override {
+  Result<std::optional<DeadLetter>> Get(int64_t id) override { return console_.Get(id); }
+  Result<int64_t> Replay(const std::vector<int64_t>& ids, const std::string& actor) override {
     return console_.Replay(ids, actor);
   }
-  Result<int64_t> PurgeDead(const std::vector<int64_t>& ids, const std::string& actor) override {
+  Result<int64_t> Purge(const std::vector<int64_t>& ids, const std::string& actor) override {
     return console_.Purge(ids, actor);
   }
 
@@ -267,15 +254,18 @@ class KafkaBroker final : public Broker {
   struct Released {
     Message message;
     int64_t due_ms;
-    Receipt receipt;
+    PartitionKey partition;
   };
 
-  // The main topic a record of `kafka_topic` belongs to (T for T and its retry topics).
-  size_t StreamOf(const std::string& kafka_topic) const {
-    for (size_t i = 0; i < options_.topics.size(); ++i)
-      if (kafka_topic == options_.topics[i] || kafka_topic.rfind(options_.topics[i] + "-retry-", 0) == 0) return i;
+  // The index of `kafka_topic` in consumed_ (0 if it is none of them).
+  size_t ConsumedIndex(const std::string& kafka_topic) const {
+    for (size_t i = 0; i < consumed_.size(); ++i)
+      if (consumed_[i] == kafka_topic) return i;
     return 0;
   }
+  // The URL topic (its index in options_.topics) consumed_[stream] belongs to:
+  // ConsumedTopics lists each main topic followed by its retry topics.
+  size_t MainOf(size_t stream) const { return stream / (1 + options_.retry_delays_ms.size()); }
 
   // Where a message of routing topic `topic` is published: that Kafka topic if
   // the URL names it, else the first (with the topic in idem-topic).
@@ -292,9 +282,9 @@ class KafkaBroker final : public Broker {
         ++it;
         continue;
       }
-      if (consumer_->IsCurrent(it->receipt.partition, it->receipt.generation)) {
+      if (consumer_->IsCurrent(it->partition, it->message.receipt.generation)) {
         Message m = std::move(it->message);
-        PartitionOffsets::Delivery d = consumer_->Redeliver(it->receipt.partition, it->receipt.offset);
+        PartitionOffsets::Delivery d = consumer_->Redeliver(it->partition, m.receipt.sequence);
         m.redelivered = true;
         m.delivery_count = d.count;
         m.received_at_ms = now;
@@ -316,6 +306,7 @@ class KafkaBroker final : public Broker {
   std::unique_ptr<ConfirmedProducer> producer_;
   DeadLetterConsole console_;
   Env* env_;
+  const std::vector<std::string> consumed_;  // ConsumedTopics(): what Receipt::stream indexes
   kafka::MemberHistory history_;
   std::unique_ptr<GroupConsumer> consumer_;  // joins the group on the first Poll (again after an abandon)
   std::vector<Released> released_;

@@ -36,21 +36,22 @@ int64_t RetryRung(const std::vector<int64_t>& rungs, int64_t delay_ms) {
 }
 
 OutRecord RetryRecord(const Message& m, const Origin& origin, const std::vector<int64_t>& rungs, int64_t delay_ms,
-                      const std::string& reason, int64_t now_ms) {
+                      const std::string& reason, int attempts, int64_t now_ms) {
   Message routed = m;
   if (routed.topic.empty()) routed.topic = origin.main_topic;
   OutRecord r = FromMessage(routed, RetryTopic(origin.main_topic, RetryRung(rungs, delay_ms)));
-  r.headers.emplace_back(header::kAttempts, std::to_string(m.attempt + 1));
+  r.headers.emplace_back(header::kAttempts, std::to_string(attempts));
   r.headers.emplace_back(header::kDueMs, std::to_string(now_ms + delay_ms));
   AddFailureHeaders(r, m, origin, reason, now_ms);
   return r;
 }
 
-OutRecord DeadLetterRecord(const Message& m, const Origin& origin, const std::string& reason, int64_t now_ms) {
+OutRecord DeadLetterRecord(const Message& m, const Origin& origin, const std::string& reason, int attempts,
+                           int64_t now_ms) {
   Message routed = m;
   if (routed.topic.empty()) routed.topic = origin.main_topic;
   OutRecord r = FromMessage(routed, DeadLetterTopic(origin.main_topic));
-  r.headers.emplace_back(header::kAttempts, std::to_string(m.attempt));
+  r.headers.emplace_back(header::kAttempts, std::to_string(attempts));
   AddFailureHeaders(r, m, origin, reason, now_ms);
   return r;
 }

@@ -24,11 +24,13 @@ struct Origin {
 // else the longest.
 int64_t RetryRung(const std::vector<int64_t>& rungs, int64_t delay_ms);
 
-// The copy of `m` that waits in T-retry-<rung> until now + delay_ms, as attempt m.attempt + 1.
+// The copy of `m` that waits in T-retry-<rung> until now + delay_ms. `attempts`:
+// the handler runs so far, as the consumption record counts them (shown only).
 OutRecord RetryRecord(const Message& m, const Origin& origin, const std::vector<int64_t>& rungs, int64_t delay_ms,
-                      const std::string& reason, int64_t now_ms);
+                      const std::string& reason, int attempts, int64_t now_ms);
 
 // The copy of `m` for T-dlt, with its reason and attempt count.
-OutRecord DeadLetterRecord(const Message& m, const Origin& origin, const std::string& reason, int64_t now_ms);
+OutRecord DeadLetterRecord(const Message& m, const Origin& origin, const std::string& reason, int attempts,
+                           int64_t now_ms);
 
 }  // namespace idem::kafka

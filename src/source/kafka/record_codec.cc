@@ -61,8 +61,6 @@ Message ToMessage(const rd_kafka_message_t* record, const std::string& main_topi
   if (id != m.headers.end() && !id->second.empty()) m.id = id->second;
   auto topic = m.headers.find(header::kTopic);
   m.topic = topic != m.headers.end() ? topic->second : main_topic;
-  m.attempt = static_cast<int>(NumberHeader(m, header::kAttempts, 1));
-  if (m.attempt < 1) m.attempt = 1;
   m.published_at_ms = NumberHeader(m, header::kPublishedMs, rd_kafka_message_timestamp(record, nullptr));
   return m;
 }

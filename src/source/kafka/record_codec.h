@@ -19,7 +19,7 @@ namespace header {
 inline constexpr char kTopic[] = "idem-topic";  // Message::topic when it is not the Kafka topic
 inline constexpr char kMessageId[] = "idem-message-id";  // Message::id given by the producer, kept by moves
 inline constexpr char kPublishedMs[] = "idem-published-ms";
-inline constexpr char kAttempts[] = "retry_topic-attempts";       // Message::attempt of the copy
+inline constexpr char kAttempts[] = "retry_topic-attempts";       // handler runs so far (Settlement::attempts)
 inline constexpr char kDueMs[] = "retry_topic-backoff-timestamp";  // not deliverable before (Unix ms)
 inline constexpr char kOriginalTopic[] = "kafka_dlt-original-topic";
 inline constexpr char kOriginalPartition[] = "kafka_dlt-original-partition";
@@ -45,7 +45,7 @@ std::string RecordId(const std::string& topic, int32_t partition, int64_t offset
 // The message a consumed record carries: payload, key and headers byte-exact,
 // Message::id from idem-message-id (else "topic/partition@offset"),
 // Message::topic from idem-topic (else the record's topic, or `main_topic` for
-// a retry-topic record), attempt from retry_topic-attempts.
+// a retry-topic record).
 Message ToMessage(const rd_kafka_message_t* record, const std::string& main_topic);
 
 // The header `name` of `m` parsed as a number, or `fallback`.
