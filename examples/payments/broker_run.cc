@@ -18,6 +18,8 @@
 // counts them), not when the broker looks empty: RabbitMQ cannot see into a
 // consumer's prefetch buffer. While nothing is in flight, the clock jumps to
 // the next publication.
+#include <nlohmann/json.hpp>
+
 #include "idem/retry.h"
 #include "payments/consumer_turns.h"
 #include "payments/run_parts.h"
@@ -31,6 +33,17 @@ namespace {
 // the run's own topic and group, whatever topic the user's URL names. A short
 // session timeout: a rebalance (A5, a crashed consumer) waits for it on the
 // mock cluster.
+// A Kafka producer keys each record by the aggregate it belongs to, so that
+// one order's events stay in one partition, in order (without a key they are
+// spread over the partitions and overtake each other). The handlers take their
+// idempotency keys from payload fields, so this key only places the record.
+std::string KafkaPartitionKey(const std::string& payload) {
+  auto doc = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return "";
+  auto order = doc.find("order_no");
+  return order != doc.end() && order->is_string() ? order->get<std::string>() : "";
+}
+
 std::string KafkaRunUrl(const std::string& url, const std::string& run, const std::string& waits) {
   const size_t servers_end = url.find_first_of("/?", 8);
   const size_t query = url.find('?');
@@ -154,6 +167,7 @@ Status BrokerRun::PublishDue() {
     if (w_.start_ms + p.at_ms > now) break;
     Message m = PublicationMessage(w_, p);
     m.published_at_ms = now;
+    if (o_.broker_url.rfind("kafka://", 0) == 0) m.key = KafkaPartitionKey(m.payload);
     batch.push_back(std::move(m));
   }
   if (batch.empty()) return Status::OK();
