@@ -37,7 +37,7 @@
 // assignment is lost nothing is committed. Each assignment has a generation,
 // carried in every receipt: a late Settle of a message whose partition moved (or
 // was abandoned) is ignored, so it never commits over the new owner's progress.
-// AbandonDeliveries leaves the group (committing only what is settled), so the
+// Source::Abandon leaves the group (committing only what is settled), so the
 // partitions move to the other members; the next Poll rejoins.
 //
 // Limits: a log cannot delete one record. Replay appends a marker to the

@@ -7,7 +7,7 @@
 // until its retention (retention.ms / retention.bytes) removes them.
 //
 // Dead-letter ids: (index of the main topic in the URL << 56) | (partition << 40)
-// | (offset + 1) — never 0 (ListDead's "after" starts there), stable for as long
+// | (offset + 1) — never 0 (DeadLetters::List's "after" starts there), stable for as long
 // as the record is stored.
 #pragma once
 

@@ -37,7 +37,7 @@ struct FetchedRecord {
   int delivery_count = 1;
 };
 
-// What outlives one GroupConsumer of a broker (AbandonDeliveries closes it and
+// What outlives one GroupConsumer of a broker (Abandon closes it and
 // the next Poll opens another): generations stay unique, so a receipt of the
 // old member is stale for the new one, and the offsets handed out are
 // remembered, so copies that come back are marked as redelivered.
