@@ -308,6 +308,11 @@ TEST_P(SourceConformance, PurgeDeletesOnlyTheDeadLettersNamed) {
   ASSERT_EQ(dead.size(), 2u);
   const DeadLetter& drop = dead[0].message.payload == "drop" ? dead[0] : dead[1];
   auto purged = broker_->dead_letters()->Purge({drop.id}, "bob");
+  if (purged.status().IsNotSupported()) {
+    // A broker that cannot delete one dead letter (a log) must say so, and say what it does instead.
+    EXPECT_FALSE(purged.status().message().empty());
+    GTEST_SKIP() << GetParam().name << " cannot purge dead letters: " << purged.status().message();
+  }
   ASSERT_TRUE(purged.ok()) << purged.status().ToString();
   EXPECT_EQ(*purged, 1);
   auto left = Dead(*broker_);
