@@ -38,7 +38,9 @@ struct Outcome {
   static Outcome Applied(By by) { return {DecisionKind::kFirst, by, {}, 0}; }
   static Outcome Duplicate(By by, std::string why) { return {DecisionKind::kDuplicate, by, std::move(why), 0}; }
   static Outcome Conflict(By by, std::string why) { return {DecisionKind::kConflict, by, std::move(why), 0}; }
-  static Outcome Retry(std::string why, int64_t delay) { return {DecisionKind::kRetry, By::kStore, std::move(why), delay}; }
+  static Outcome Retry(std::string why, int64_t delay) {
+    return {DecisionKind::kRetry, By::kStore, std::move(why), delay};
+  }
   static Outcome Park(By by, std::string why) { return {DecisionKind::kParked, by, std::move(why), 0}; }
   static Outcome Release(By by, std::string why, int64_t delay) {
     return {DecisionKind::kReleased, by, std::move(why), delay};

@@ -15,13 +15,12 @@
 #include "idem/pipeline.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "core/batch_dedup.h"
 #include "core/batch_item.h"
 #include "core/batch_transaction.h"
 #include "core/filter_phase.h"
-#include "core/key.h"
+#include "core/plan_item.h"
 #include "core/run_handler.h"
 
 namespace idem {
@@ -63,7 +62,6 @@ class Pipeline::Impl {
  private:
   Result<std::vector<Message>> Poll();
   void Plan(std::vector<BatchItem>& items);
-  void PlanOne(BatchItem& item);
   // Returns false when the filter is down and fail-closed (the runnable messages are given back).
   bool Filter(std::vector<BatchItem>& items);
   // Returns false when the store failed (the undecided messages are given back).
@@ -76,46 +74,14 @@ class Pipeline::Impl {
   Source* source_;
   Env* env_;
   PipelineOptions opt_;
-  std::unordered_map<std::string, HandlerSpec> handlers_;
+  HandlerTable handlers_;
   FilterPhase filter_{nullptr, {}, &opt_.consumer_group};
   BatchTransaction store_phase_;
   int64_t unavailable_backoff_ms_ = 0;
 };
 
-void Pipeline::Impl::PlanOne(BatchItem& it) {
-  using B = Outcome::By;
-  const Message& m = *it.msg;
-  if (m.payload.size() > opt_.max_payload_bytes) {
-    it.Decide(Outcome::Park(B::kPlan, "payload is " + std::to_string(m.payload.size()) +
-                                          " bytes, over the limit of " + std::to_string(opt_.max_payload_bytes) +
-                                          " (max_payload_bytes)"));
-    return;
-  }
-  auto h = handlers_.find(m.topic);
-  if (h == handlers_.end()) {
-    if (opt_.park_unknown_topics) it.Decide(Outcome::Park(B::kPlan, "no handler is registered for topic '" + m.topic + "'"));
-    else it.Decide(Outcome::Release(B::kPlan, "no handler for topic '" + m.topic + "'", opt_.retry.DelayAfter(1)));
-    return;
-  }
-  auto id = DeriveIdentity(m, h->second, JsonLimits{opt_.max_json_depth, opt_.max_payload_bytes});
-  if (!id.ok()) {
-    it.Decide(Outcome::Park(B::kPlan, id.status().message()));
-    return;
-  }
-  it.key = std::move(id->key);
-  it.fingerprint = std::move(id->fingerprint);
-  it.payload = std::move(id->payload);
-  it.spec = &h->second;  // planned to run
-}
-
 void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
-  for (BatchItem& it : items) {
-    // Whatever the payload makes key derivation do, it costs this message only.
-    if (std::string thrown = ThrownBy([&] { PlanOne(it); }); !thrown.empty())
-      it.Decide(Outcome::Park(Outcome::By::kPlan, "deriving the key and fingerprint threw " + thrown +
-                                                      "; a message that cannot be keyed is never processed without "
-                                                      "protection"));
-  }
+  for (BatchItem& it : items) PlanItem(it, handlers_, opt_);
   if (opt_.protection) MarkInBatchCopies(items);  // unprotected, every copy runs
 }
 
