@@ -113,6 +113,21 @@ TEST_P(SourceConformance, UnsettledMessagesOutliveTheirConsumerAndAckedOnesDoNot
   EXPECT_TRUE(TakeNothing(*broker_).empty());
 }
 
+// Receipts are the Source's own: another client of the same queue cannot settle
+// what this one holds, and a message is settled once.
+TEST_P(SourceConformance, ASourceRefusesReceiptsItDidNotHandOutOrHasSettled) {
+  Publish({"mine"});
+  auto held = Take(*broker_, 1);
+  ASSERT_EQ(held.size(), 1u);
+  auto other = Connect();
+  ASSERT_NE(other, nullptr);
+  EXPECT_FALSE(Settle(*other, held[0], Settlement::Kind::kAck).ok()) << "another client acked what this one holds";
+  ASSERT_TRUE(Settle(*broker_, held[0], Settlement::Kind::kAck).ok());
+  EXPECT_FALSE(Settle(*broker_, held[0], Settlement::Kind::kAck).ok()) << "settled twice";
+  ASSERT_TRUE(other->source().Abandon().ok());
+  EXPECT_TRUE(TakeNothing(*broker_).empty());
+}
+
 TEST_P(SourceConformance, AbandonHandsEverythingBackAtOnceMarkedAsRedelivered) {
   Publish({"a", "b", "c"});
   auto held = Take(*broker_, 3);
