@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "idem/sql.h"
 #include "idem/status.h"
@@ -17,6 +18,13 @@ inline constexpr int kSchemaVersion = 1;
 #define IDEM_RECORD_COLUMNS                                                                     \
   "consumer_group, key, status, fingerprint, message_id, attempts, duplicates, lease_until_ms, " \
   "first_seen_ms, last_seen_ms, last_error, result_summary"
+
+// The record columns in RecordFromRow's order, for a SELECT list. MySQL
+// reserves the word `key`: its dialect quotes the column.
+const std::string& RecordColumns(Dialect dialect);
+
+// The key column's name as the dialect writes it in a statement.
+std::string_view KeyColumn(Dialect dialect);
 
 // CREATE … IF NOT EXISTS of idem_schema and idem_records with its index, as
 // one script: the same columns and meaning on every engine.

@@ -1,0 +1,341 @@
+// The MySQL/MariaDB store: the shared conformance suite, then what only this
+// server backend has — its error numbers, a deadlock that ends the whole
+// transaction, lost connections and a lost COMMIT answer.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "conformance/store_conformance.h"
+#include "idem/mysql_store.h"
+#include "mysql/my_test_support.h"
+#include "testing/consumer_group.h"
+
+namespace idem::testing {
+namespace {
+
+void SkipWithoutMysql() { GTEST_SKIP() << kNoMysql; }
+
+StoreFactory MysqlFactory() {
+  return StoreFactory{"mysql",
+                      []() -> std::string {
+                        if (!MysqlTestUrl().empty()) return FreshDatabaseUrl();
+                        SkipWithoutMysql();
+                        return "";
+                      },
+                      [](const std::string& url, Env*) { return OpenMyStoreOrFail(url); }};
+}
+
+INSTANTIATE_TEST_SUITE_P(Mysql, StoreConformance, ::testing::Values(MysqlFactory()),
+                         [](const auto& info) { return info.param.name; });
+
+class MyStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (MysqlTestUrl().empty()) GTEST_SKIP() << kNoMysql;
+    url_ = FreshDatabaseUrl();
+    ASSERT_FALSE(url_.empty());
+    store_ = OpenMyStoreOrFail(url_);
+    ASSERT_NE(store_, nullptr);
+  }
+
+  // The server's id for a store's session.
+  int64_t SessionId(Store& store) {
+    auto tx = store.Begin();
+    EXPECT_TRUE(tx.ok()) << tx.status().ToString();
+    if (!tx.ok()) return 0;
+    auto rows = (*tx)->Query("SELECT CONNECTION_ID()", {});
+    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+    return rows.ok() ? AsInt((*rows)[0][0]) : 0;
+  }
+
+  static bool Waiting(int64_t id) { return SessionWaitsForRowLock(id); }
+
+  int64_t Count(const std::string& sql) { return AdminInt(sql, DatabaseOf(url_)); }
+
+  std::string url_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(MyStoreTest, OpenStoreRoutesMysqlAndMariadbUrls) {
+  for (const std::string& url : {url_, "mariadb" + url_.substr(url_.find("://"))}) {
+    auto s = OpenStore(url, Env::Default());
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ((*s)->Dialect(), Dialect::kMySql);
+  }
+}
+
+TEST_F(MyStoreTest, ManyConsumersOpeningOneFreshDatabaseAtOnceAllSucceed) {
+  const std::string url = FreshDatabaseUrl();
+  std::vector<std::thread> threads;
+  std::atomic<int> opened{0};
+  for (int i = 0; i < 6; ++i)
+    threads.emplace_back([&] {
+      auto s = OpenMysqlStore(url, {}, Env::Default());
+      if (s.ok()) opened++;
+      else ADD_FAILURE() << s.status().ToString();
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(opened.load(), 6);
+  EXPECT_EQ(AdminInt("SELECT COUNT(*) FROM idem_schema", DatabaseOf(url)), 1) << "stamped once";
+}
+
+TEST_F(MyStoreTest, ANewerSchemaIsRefusedWithAdvice) {
+  ASSERT_TRUE(store_->ExecScript("UPDATE idem_schema SET version = 99").ok());
+  auto s = OpenMysqlStore(url_, {}, Env::Default());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("upgrade idem"), std::string::npos) << s.status().ToString();
+}
+
+TEST_F(MyStoreTest, UnreachableServerIsRetryableAndSaysWhatToCheck) {
+  // Port 1 on the loopback: nothing listens there, so the refusal is immediate.
+  auto s = OpenMysqlStore("mysql://idem:secret@127.0.0.1:1/idem_test", {}, Env::Default());
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.status().IsRetryable()) << s.status().ToString();
+  EXPECT_NE(s.status().message().find("check that the server runs"), std::string::npos) << s.status().ToString();
+  EXPECT_EQ(s.status().message().find("secret"), std::string::npos) << "never the password";
+}
+
+TEST_F(MyStoreTest, AWrongPasswordIsPermanentAndSaysWhatToCheck) {
+  std::string url = url_;
+  url.replace(url.find(":idem@"), 6, ":wrong@");
+  auto s = OpenMysqlStore(url, {}, Env::Default());
+  ASSERT_FALSE(s.ok());
+  EXPECT_FALSE(s.status().IsRetryable()) << s.status().ToString();
+  EXPECT_NE(s.status().message().find("password"), std::string::npos) << s.status().ToString();
+}
+
+TEST_F(MyStoreTest, BadUrlsSayWhatToWrite) {
+  for (const char* url : {"mysql://u:p@h:99999/db", "mysql://u:p@h:3306", "mysql://u:p@h/db?tls=on"}) {
+    auto s = OpenMysqlStore(url, {}, Env::Default());
+    ASSERT_FALSE(s.ok()) << url;
+    EXPECT_EQ(s.status().code(), Status::Code::kInvalidArgument) << s.status().ToString();
+    EXPECT_NE(s.status().message().find("mysql://USER:PASSWORD@HOST:PORT/DB"), std::string::npos)
+        << s.status().ToString();
+  }
+}
+
+TEST_F(MyStoreTest, ValuesMapToTheirMysqlTypesAndBack) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE v (b BLOB, t TEXT, n DECIMAL(20,2), i INT, d DOUBLE)").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  const std::string bytes("\0\x01\xff'\\", 5);
+  const std::string long_text(100'000 / 2, 'x');
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO v VALUES (?, ?, ?, ?, ?)",
+                          {Blob{bytes}, long_text.substr(0, 60'000), 12.5, int64_t{7}, nullptr})
+                  .ok());
+  auto rows = (*tx)->Query("SELECT b, t, n, i, SUM(i), d FROM v GROUP BY b, t, n, i, d", {});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  const Row& r = (*rows)[0];
+  ASSERT_TRUE(std::holds_alternative<Blob>(r[0]));
+  EXPECT_EQ(std::get<Blob>(r[0]).bytes, bytes);
+  EXPECT_EQ(AsText(r[1]).size(), 50'000u);
+  EXPECT_DOUBLE_EQ(std::get<double>(r[2]), 12.5);
+  EXPECT_EQ(std::get<int64_t>(r[3]), 7);
+  EXPECT_EQ(std::get<int64_t>(r[4]), 7) << "integral DECIMAL (SUM of integers) reads as an integer";
+  EXPECT_TRUE(IsNull(r[5]));
+}
+
+TEST_F(MyStoreTest, AValueThatDoesNotFitIsAnErrorNotAWarning) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE s (c VARCHAR(3) NOT NULL)").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  EXPECT_FALSE((*tx)->Exec("INSERT INTO s VALUES (?)", {std::string("abcdef")}).ok()) << "strict mode";
+  EXPECT_FALSE((*tx)->Exec("INSERT INTO s VALUES (?)", {nullptr}).ok());
+  auto rows = (*tx)->Query("SELECT COUNT(*) FROM s", {});
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(AsInt((*rows)[0][0]), 0);
+}
+
+// The claim inserts with INSERT IGNORE, which would truncate a key too long
+// for the column into another key and report a warning only.
+TEST_F(MyStoreTest, AClaimWhoseKeyDoesNotFitFailsInsteadOfClaimingATruncatedKey) {
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  std::vector<ClaimRequest> reqs{{std::string(600, 'k'), "fp", "m1"}, {"short", "fp", "m1"}};
+  auto c = (*tx)->Claim("g", reqs, 1, 2);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("warnings"), std::string::npos) << c.status().ToString();
+  EXPECT_NE(c.status().message().find("1265"), std::string::npos) << c.status().ToString();
+  (*tx)->Rollback();
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM idem_records"), 0);
+}
+
+TEST_F(MyStoreTest, ConnectionLostBetweenTransactionsIsReopenedTransparently) {
+  ASSERT_TRUE(RunAdminSql("KILL CONNECTION " + std::to_string(SessionId(*store_))));
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+  auto rows = (*tx)->Query("SELECT 1", {});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(AsInt((*rows)[0][0]), 1);
+}
+
+TEST_F(MyStoreTest, ConnectionLostInsideATransactionIsRetryableAndNothingRunsOutsideIt) {
+  const int64_t id = SessionId(*store_);
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    std::vector<ClaimRequest> reqs{{"k", "fp", "m1"}};
+    ASSERT_TRUE((*tx)->Claim("g", reqs, 1, 2).ok());
+    ASSERT_TRUE(RunAdminSql("KILL CONNECTION " + std::to_string(id)));
+    auto r = (*tx)->Exec("UPDATE idem_records SET attempts = 5", {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), Status::Code::kUnavailable) << r.status().ToString();
+    EXPECT_FALSE((*tx)->Complete("g", "k", RecordStatus::kSucceeded, "", "", 3).ok());
+    EXPECT_FALSE((*tx)->Commit().ok());
+  }
+  auto rec = store_->ReadRecord("g", "k");
+  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
+  EXPECT_FALSE(rec->has_value()) << "the claim was never committed";
+}
+
+// MySQL rolls a deadlock victim's whole transaction back, savepoints included,
+// and would run its next statements outside any transaction. The store must say
+// TransactionConflict and refuse them, so the batch is rerun from the start
+// instead of half of it autocommitting.
+TEST_F(MyStoreTest, ADeadlockEndsTheWholeTransactionAndLaterStatementsAreRefused) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE rows2 (id INT PRIMARY KEY, v INT); "
+                                 "INSERT INTO rows2 VALUES (1, 0), (2, 0); CREATE TABLE after_deadlock (v INT)")
+                  .ok());
+  auto other = OpenMyStoreOrFail(url_);
+  ASSERT_NE(other, nullptr);
+  const int64_t a_id = SessionId(*store_);
+  auto a = store_->Begin();
+  auto b = other->Begin();
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_TRUE((*a)->Savepoint("idem_msg").ok());
+  ASSERT_TRUE((*a)->Exec("UPDATE rows2 SET v = 1 WHERE id = 1", {}).ok());
+  ASSERT_TRUE((*b)->Exec("UPDATE rows2 SET v = 1 WHERE id = 2", {}).ok());
+  Status from_a;
+  std::thread t([&] { from_a = (*a)->Exec("UPDATE rows2 SET v = 2 WHERE id = 2", {}).status(); });
+  EXPECT_TRUE(WaitFor([&] { return Waiting(a_id); }, 10'000)) << "A never waited for B";
+  // B closes the cycle; InnoDB picks a victim at once (it detects deadlocks eagerly).
+  Status from_b = (*b)->Exec("UPDATE rows2 SET v = 2 WHERE id = 1", {}).status();
+  if (!from_b.ok()) (*b)->Rollback();
+  t.join();
+  ASSERT_TRUE(from_a.ok() != from_b.ok()) << "exactly one side is the deadlock victim: " << from_a.ToString() << " / "
+                                          << from_b.ToString();
+  StoreTx& loser_tx = from_a.ok() ? **b : **a;
+  const Status& loser = from_a.ok() ? from_b : from_a;
+  EXPECT_TRUE(loser.IsTransactionConflict()) << loser.ToString();
+  EXPECT_TRUE(loser.IsRetryable());
+  EXPECT_NE(loser.message().find("1213"), std::string::npos) << loser.ToString();
+  if (&loser_tx == a->get()) {
+    Status rb = (*a)->RollbackTo("idem_msg");
+    EXPECT_TRUE(rb.IsTransactionConflict()) << "the savepoint is gone with the transaction: " << rb.ToString();
+    auto later = (*a)->Exec("INSERT INTO after_deadlock VALUES (1)", {});
+    EXPECT_TRUE(later.status().IsTransactionConflict()) << later.status().ToString();
+    EXPECT_TRUE((*a)->Commit().IsTransactionConflict());
+  } else {
+    ASSERT_TRUE((*a)->Commit().ok());
+  }
+  (*b)->Rollback();
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM after_deadlock"), 0) << "nothing ran outside the transaction";
+}
+
+// Commits are held by FLUSH TABLES WITH READ LOCK in an admin session; while
+// the store's COMMIT waits for it, the admin kills the store's session. The
+// COMMIT's answer is lost: the store must say "in doubt", never "failed", and
+// the record and the effect landed together or not at all.
+TEST_F(MyStoreTest, ConnectionKilledDuringCommitIsInDoubtAndTheRecordTellsTheOutcome) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE effects (k VARCHAR(64) NOT NULL)").ok());
+  const int64_t id = SessionId(*store_);
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  std::vector<ClaimRequest> reqs{{"k", "fp", "m1"}};
+  ASSERT_TRUE((*tx)->Claim("g", reqs, 1, 2).ok());
+  ASSERT_TRUE((*tx)->Complete("g", "k", RecordStatus::kSucceeded, "", "ok", 3).ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO effects (k) VALUES (?)", {std::string("k")}).ok());
+  AdminSession admin;
+  ASSERT_TRUE(admin.Run("FLUSH TABLES WITH READ LOCK"));
+  Status commit;
+  std::thread committer([&] { commit = (*tx)->Commit(); });
+  const bool waited = WaitFor(
+      [&] {
+        return AdminInt("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + std::to_string(id) +
+                        " AND INFO = 'COMMIT'") == 1;
+      },
+      10'000);
+  EXPECT_TRUE(waited) << "the COMMIT never reached the server";
+  EXPECT_TRUE(admin.Run("KILL CONNECTION " + std::to_string(id)));
+  committer.join();
+  EXPECT_TRUE(admin.Run("UNLOCK TABLES"));
+  EXPECT_TRUE(commit.IsInDoubt()) << commit.ToString();
+  // Re-reading reconnects; the record and the effect landed together or not at all.
+  auto rec = store_->ReadRecord("g", "k");
+  ASSERT_TRUE(rec.ok()) << rec.status().ToString();
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM effects"), rec->has_value() ? 1 : 0);
+}
+
+// Worker A has inserted a claim and not committed; worker B claims the same
+// key and waits for A. A commits: B must report A's record. A rolls back
+// instead: B's claim inserts.
+TEST_F(MyStoreTest, AClaimThatWaitedForAnotherWorkerReportsWhatThatWorkerDecided) {
+  auto other = OpenMyStoreOrFail(url_);
+  ASSERT_NE(other, nullptr);
+  const int64_t other_id = SessionId(*other);
+  for (bool a_commits : {true, false}) {
+    const std::string key = a_commits ? "k-commit" : "k-rollback";
+    std::vector<ClaimRequest> reqs{{key, "fp", "m-a"}};
+    auto a = store_->Begin();
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE((*a)->Claim("g", reqs, 1, 2).ok());
+    ASSERT_TRUE((*a)->Complete("g", key, RecordStatus::kSucceeded, "", "by a", 3).ok());
+    Result<std::vector<ClaimResult>> seen_by_b = Status::Unavailable("not run");
+    std::thread b([&] {
+      auto tx = other->Begin();
+      if (!tx.ok()) return;
+      seen_by_b = (*tx)->Claim("g", reqs, 4, 5);
+      (*tx)->Rollback();
+    });
+    EXPECT_TRUE(WaitFor([&] { return Waiting(other_id); }, 10'000)) << "B never waited for A";
+    if (a_commits) ASSERT_TRUE((*a)->Commit().ok());
+    else (*a)->Rollback();
+    b.join();
+    ASSERT_TRUE(seen_by_b.ok()) << seen_by_b.status().ToString();
+    if (a_commits) {
+      EXPECT_FALSE((*seen_by_b)[0].inserted);
+      EXPECT_EQ((*seen_by_b)[0].existing.status, RecordStatus::kSucceeded);
+      EXPECT_EQ((*seen_by_b)[0].existing.result_summary, "by a");
+    } else {
+      EXPECT_TRUE((*seen_by_b)[0].inserted);
+    }
+  }
+}
+
+// A released claim is retried by two workers at once. A's claim locks the
+// record and takes it over; B's claim waits and then sees A's outcome.
+TEST_F(MyStoreTest, TwoWorkersRetryingOneReleasedKeyNeverBothTakeItOver) {
+  std::vector<ClaimRequest> first{{"k", "fp", "m1"}};
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE((*tx)->Claim("g", first, 1, 2).ok());
+    ASSERT_TRUE((*tx)->Complete("g", "k", RecordStatus::kReleased, "bank timeout", "", 3).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto other = OpenMyStoreOrFail(url_);
+  ASSERT_NE(other, nullptr);
+  const int64_t other_id = SessionId(*other);
+  std::vector<ClaimRequest> retry_a{{"k", "fp", "m2"}}, retry_b{{"k", "fp", "m3"}};
+  auto a = store_->Begin();
+  ASSERT_TRUE(a.ok());
+  auto seen_by_a = (*a)->Claim("g", retry_a, 10, 20);
+  ASSERT_TRUE(seen_by_a.ok()) << seen_by_a.status().ToString();
+  ASSERT_EQ((*seen_by_a)[0].existing.status, RecordStatus::kReleased);
+  ASSERT_TRUE((*a)->TakeOver("g", retry_a[0], 10, 20).ok());
+  ASSERT_TRUE((*a)->Complete("g", "k", RecordStatus::kSucceeded, "", "paid", 11).ok());
+  Result<std::vector<ClaimResult>> seen_by_b = Status::Unavailable("not run");
+  std::thread b([&] {
+    auto tx = other->Begin();
+    if (tx.ok()) seen_by_b = (*tx)->Claim("g", retry_b, 12, 22);
+  });
+  EXPECT_TRUE(WaitFor([&] { return Waiting(other_id); }, 10'000)) << "B's claim did not wait for A's lock";
+  ASSERT_TRUE((*a)->Commit().ok());
+  b.join();
+  ASSERT_TRUE(seen_by_b.ok()) << seen_by_b.status().ToString();
+  EXPECT_EQ((*seen_by_b)[0].existing.status, RecordStatus::kSucceeded) << "B must see A's outcome, not RELEASED";
+  EXPECT_EQ((*seen_by_b)[0].existing.message_id, "m2");
+}
+
+}  // namespace
+}  // namespace idem::testing
