@@ -74,4 +74,31 @@ Status CheckSchemaVersion(SqlTx& tx) {
   return Status::OK();
 }
 
+const std::string& ReadRecordSql(Dialect dialect) {
+  static const std::string by_dialect[] = {
+      "SELECT " + RecordColumns(Dialect::kSqlite) + " FROM idem_records WHERE consumer_group = ? AND key = ?",
+      "SELECT " + RecordColumns(Dialect::kPostgres) + " FROM idem_records WHERE consumer_group = ? AND key = ?",
+      "SELECT " + RecordColumns(Dialect::kMySql) + " FROM idem_records WHERE consumer_group = ? AND `key` = ?"};
+  return by_dialect[static_cast<int>(dialect)];
+}
+
+Status TakeOver(SqlTx& tx, std::string_view group, const ClaimRequest& req, int64_t now_ms, int64_t lease_until_ms) {
+  auto n = tx.Exec("UPDATE idem_records SET status = 'PROCESSING', message_id = ?, lease_until_ms = ?, "
+                   "last_seen_ms = ? WHERE consumer_group = ? AND " + std::string(KeyColumn(tx.Dialect())) + " = ?",
+                   {req.message_id, lease_until_ms, now_ms, std::string(group), req.key});
+  if (!n.ok()) return n.status();
+  if (*n != 1) return Status::NotFound("record to take over is missing: " + req.key);
+  return Status::OK();
+}
+
+Status NoteDuplicate(SqlTx& tx, std::string_view group, std::string_view key, int64_t now_ms) {
+  // SQLite's two-argument MAX is the others' GREATEST.
+  const Dialect d = tx.Dialect();
+  return tx.Exec(std::string("UPDATE idem_records SET duplicates = duplicates + 1, last_seen_ms = ") +
+                     (d == Dialect::kSqlite ? "MAX" : "GREATEST") + "(last_seen_ms, ?) WHERE consumer_group = ? AND " +
+                     std::string(KeyColumn(d)) + " = ?",
+                 {now_ms, std::string(group), std::string(key)})
+      .status();
+}
+
 }  // namespace idem::record_sql

@@ -51,9 +51,7 @@ class MyStore final : public Store {
     // this is what resolves an in-doubt COMMIT after the server came back.
     for (int attempt = 1;; ++attempt) {
       IDEM_RETURN_IF_ERROR(EnsureConnected());
-      auto out = conn_->Run("SELECT " + record_sql::RecordColumns(idem::Dialect::kMySql) +
-                                " FROM idem_records WHERE consumer_group = ? AND `key` = ?",
-                            {Blob{std::string(group)}, Blob{std::string(key)}});
+      auto out = conn_->Run(record_sql::ReadRecordSql(idem::Dialect::kMySql), {std::string(group), std::string(key)});
       if (out.ok()) {
         if (out->rows.empty()) return std::optional<Record>();
         return std::optional<Record>(RecordFromRow(out->rows[0]));
