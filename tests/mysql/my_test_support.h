@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "idem/handler.h"
 #include "idem/store.h"
 
 namespace idem::testing {
@@ -45,6 +46,14 @@ class AdminSession {
  private:
   void* mysql_ = nullptr;
 };
+
+// The payments tables of testing/test_util.h in MySQL's words (`key` is a
+// reserved word there): effects (k, msg_id, amount) with no unique key, so a
+// doubled effect shows as a second row, and accounts u1 and u2 at 1,000,000.
+void CreateMyEffectTables(Store& store);
+// PayHandler (testing/test_util.h) over those tables: one effect row and one
+// debit per payment, both in the message's transaction.
+HandlerSpec MyPayHandler();
 
 // Opens a MySQL store or records a test failure and returns null.
 std::unique_ptr<Store> OpenMyStoreOrFail(const std::string& url);
