@@ -4,16 +4,13 @@
 // plain SQL on a separate admin connection.
 #include <gtest/gtest.h>
 
-#include <condition_variable>
-#include <mutex>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "idem/embedded_queue.h"
-#include "idem/guards.h"
 #include "idem/pipeline.h"
 #include "mysql/my_test_support.h"
 #include "testing/consumer_group.h"
+#include "testing/opposing_transfers.h"
 #include "testing/portable_pay.h"
 #include "testing/test_util.h"
 
@@ -168,50 +165,6 @@ TEST_F(MyPipelineTest, ConnectionKilledDuringCommitEndsWithExactlyOneEffect) {
   EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_records WHERE status = 'SUCCEEDED' AND attempts = 1"), 2);
 }
 
-// Opens once `parties` handlers have arrived, and then stays open. Bounded, so
-// a bug cannot hang the test.
-class OneShotBarrier {
- public:
-  explicit OneShotBarrier(int parties) : left_(parties) {}
-  void ArriveAndWait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (left_ == 0) return;
-    if (--left_ == 0) {
-      cv_.notify_all();
-      return;
-    }
-    cv_.wait_for(lock, std::chrono::seconds(30), [this] { return left_ == 0; });
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int left_;
-};
-
-// {"transfer_id": "T1", "from": "u1", "to": "u2", "amount": 5}: debit, wait
-// until the other direction has debited too, credit.
-HandlerSpec TransferHandler(OneShotBarrier* barrier) {
-  static const BalanceColumn kAccounts{"accounts", "owner", "balance"};
-  HandlerSpec spec;
-  spec.topic = "transfer";
-  spec.key.fields = {"transfer_id"};
-  spec.fn = [barrier](HandlerContext& ctx) -> HandlerResult {
-    auto doc = nlohmann::json::parse(ctx.message.payload);
-    const int64_t amount = doc.at("amount").get<int64_t>();
-    auto debit = ChangeBalance(ctx.tx, kAccounts, doc.at("from").get<std::string>(), -amount);
-    if (!debit.ok()) return HandlerResult::Retryable("debit: " + debit.status().ToString());
-    barrier->ArriveAndWait();
-    auto credit = ChangeBalance(ctx.tx, kAccounts, doc.at("to").get<std::string>(), amount);
-    if (!credit.ok()) return HandlerResult::Retryable("credit: " + credit.status().ToString());
-    auto ins = ctx.tx.Exec("INSERT INTO effects (k, msg_id, amount) VALUES (?, ?, ?)",
-                           {ctx.idempotency_key, ctx.message.id, amount});
-    if (!ins.ok()) return HandlerResult::Retryable("effect: " + ins.status().ToString());
-    return HandlerResult::Ok();
-  };
-  return spec;
-}
-
 // Four consumers move money between the same two accounts in opposite
 // directions; the first transfer of each direction locks its source account
 // and waits until the other has too, so the next UPDATE closes a cycle and
@@ -220,18 +173,7 @@ HandlerSpec TransferHandler(OneShotBarrier* barrier) {
 // once, at its first attempt, nothing goes to a retry delay or the dead-letter queue.
 TEST_F(MyPipelineTest, DeadlocksBetweenConsumersAreRerunNotRetriedOrDeadLettered) {
   constexpr int kTransfers = 4, kConsumers = 4;
-  std::vector<Message> messages;
-  for (int i = 0; i < kTransfers; ++i) {
-    const bool forth = i % 2 == 0;
-    Message m;
-    m.topic = "transfer";
-    m.payload = nlohmann::json{{"transfer_id", "T" + std::to_string(i)},
-                               {"from", forth ? "u1" : "u2"},
-                               {"to", forth ? "u2" : "u1"},
-                               {"amount", forth ? 7 : 3}}
-                    .dump();
-    messages.push_back(std::move(m));
-  }
+  std::vector<Message> messages = OpposingTransfers(kTransfers);
   ASSERT_TRUE(queue_->PublishBatch(messages).ok());
   OneShotBarrier barrier(2);
   PipelineOptions o = Options();
@@ -242,7 +184,9 @@ TEST_F(MyPipelineTest, DeadlocksBetweenConsumersAreRerunNotRetriedOrDeadLettered
     c.queue = OpenQueue();
     c.store = OpenMyStoreOrFail(url_);
     c.pipeline = std::make_unique<Pipeline>(c.queue.get(), c.store.get(), Env::Default(), o);
-    EXPECT_TRUE(c.pipeline->Register(TransferHandler(&barrier)).ok());
+    EXPECT_TRUE(
+        c.pipeline->Register(TransferHandler(&barrier, "INSERT INTO effects (k, msg_id, amount) VALUES (?, ?, ?)"))
+            .ok());
     return c;
   });
   ASSERT_TRUE(WaitFor([&] { return QueueSettled(*queue_); }, 60'000)) << "the queue never settled";

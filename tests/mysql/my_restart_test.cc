@@ -3,7 +3,6 @@
 // scripts/servers/mariadb.sh, so this executable runs alone (RUN_SERIAL).
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <cstdlib>
 
 #include "idem/embedded_queue.h"
@@ -11,6 +10,7 @@
 #include "mysql/my_test_support.h"
 #include "testing/consumer_group.h"
 #include "testing/portable_pay.h"
+#include "testing/server_script.h"
 #include "testing/test_util.h"
 
 namespace idem::testing {
@@ -18,20 +18,9 @@ namespace {
 
 const std::string kScript = std::string(IDEM_SOURCE_DIR) + "/scripts/servers/mariadb.sh";
 
-std::string ScriptUrl() {
-  std::string out;
-  if (FILE* f = popen((kScript + " url").c_str(), "r")) {
-    char buf[512];
-    while (fgets(buf, sizeof buf, f)) out += buf;
-    pclose(f);
-  }
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
 TEST(MyRestartTest, ServerKilledMidTransactionLosesNothingAndDuplicatesNothing) {
   if (MysqlTestUrl().empty()) GTEST_SKIP() << kNoMysql;
-  if (ScriptUrl() != MysqlTestUrl())
+  if (ServerScriptUrl(kScript) != MysqlTestUrl())
     GTEST_SKIP() << "IDEM_TEST_MYSQL_URL is not the server " << kScript << " manages; not restarting it";
   const std::string url = FreshDatabaseUrl();
   auto store = OpenMyStoreOrFail(url);
