@@ -1,8 +1,6 @@
 #include "sim/sim_broker.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 
 namespace idem::sim {
 
@@ -41,6 +39,12 @@ class SimSession final : public Source {
     const bool dies = !settlements.empty() && life_->CrashAt(CrashPoint::kDuringAck);
     broker_->Settle(consumer_, settlements, dies);
     return dies ? Status::Unavailable("simulated crash during ack") : Status::OK();
+  }
+
+  Status Abandon() override {
+    if (life_->crashed) return Status::Unavailable("consumer process is down");
+    broker_->Abandon(consumer_);
+    return Status::OK();
   }
 
  private:
@@ -99,9 +103,7 @@ Message SimBroker::Deliver(size_t index, int consumer) {
   m.delivery_count = e.deliveries;
   m.redelivered = e.deliveries > 1;
   m.received_at_ms = dice_->env().NowMs();
-  char receipt[64];
-  std::snprintf(receipt, sizeof receipt, "%zu:%" PRIu64, index, e.token);
-  m.receipt = receipt;
+  m.receipt = Receipt{static_cast<int64_t>(index), static_cast<int64_t>(e.token)};
   return m;
 }
 
@@ -135,12 +137,11 @@ std::vector<Message> SimBroker::Poll(int consumer, size_t max) {
   return out;
 }
 
-BrokerEntry* SimBroker::Find(const std::string& receipt, size_t* index) {
-  size_t i = 0;
-  uint64_t token = 0;
-  if (std::sscanf(receipt.c_str(), "%zu:%" SCNu64, &i, &token) != 2 || i >= entries_.size()) return nullptr;
+BrokerEntry* SimBroker::Find(const Receipt& receipt, size_t* index) {
+  if (receipt.sequence < 0 || static_cast<size_t>(receipt.sequence) >= entries_.size()) return nullptr;
+  const size_t i = static_cast<size_t>(receipt.sequence);
   BrokerEntry& e = entries_[i];
-  if (e.token != token) return nullptr;  // handed to someone else since
+  if (e.token != static_cast<uint64_t>(receipt.generation)) return nullptr;  // handed to someone else since
   *index = i;
   return &e;
 }
@@ -174,7 +175,7 @@ void SimBroker::SettleOne(int consumer, const Settlement& s) {
   }
   // `e` may dangle once a copy is appended (vector growth): finish with it first.
   std::string dead_reason;
-  int retry_attempt = 0;
+  int reconsumes = 0;
   int64_t retry_delay = -1;
   switch (s.kind) {
     case Settlement::Kind::kAck:
@@ -190,10 +191,11 @@ void SimBroker::SettleOne(int consumer, const Settlement& s) {
         e->consumer = -1;
         return;
       }
-      if (model_ == DeliveryModel::kRocket && e->msg.attempt >= kRocketMaxReconsume) {
+      // RocketMQ counts reconsumes itself (broker-side, apart from idem's record).
+      if (model_ == DeliveryModel::kRocket && e->reconsumes + 1 >= kRocketMaxReconsume) {
         dead_reason = "%DLQ%: reconsumed " + std::to_string(kRocketMaxReconsume) + " times; last: " + s.reason;
       } else {
-        retry_attempt = e->msg.attempt + 1;
+        reconsumes = e->reconsumes + 1;
         retry_delay = s.delay_ms;
       }
       break;
@@ -219,10 +221,10 @@ void SimBroker::SettleOne(int consumer, const Settlement& s) {
   e->settled = true;
   if (e->partition >= 0) Advance(partitions_[e->partition]);
   Message copy = e->msg;
-  copy.receipt.clear();
+  copy.receipt = Receipt{};
   if (retry_delay >= 0) {
-    copy.attempt = retry_attempt;
     Enqueue(std::move(copy), retry_delay, /*to_log=*/false);
+    entries_.back().reconsumes = reconsumes;
   } else if (!dead_reason.empty() || s.kind == Settlement::Kind::kPark) {
     // The terminal queue (DLQ, %DLQ%, dead-letter topic) holds a copy of its own,
     // which later redeliveries of the original cannot touch.
@@ -248,6 +250,14 @@ void SimBroker::Crash(int consumer) {
     // waits for the consume timeout.
     if (model_ == DeliveryModel::kRabbit) e.lease_until_ms = now;
   }
+  for (size_t p = 0; p < partitions_.size(); ++p)
+    if (Assigned(static_cast<int>(p), consumer)) partitions_[p].fetch = partitions_[p].committed;
+}
+
+void SimBroker::Abandon(int consumer) {
+  const int64_t now = dice_->env().NowMs();
+  for (BrokerEntry& e : entries_)
+    if (e.partition < 0 && e.state == BrokerEntry::State::kLeased && e.consumer == consumer) e.lease_until_ms = now;
   for (size_t p = 0; p < partitions_.size(); ++p)
     if (Assigned(static_cast<int>(p), consumer)) partitions_[p].fetch = partitions_[p].committed;
 }

@@ -43,6 +43,7 @@ struct BrokerEntry {
   int64_t lease_until_ms = 0;
   int deliveries = 0;
   bool settled = false;  // Kafka: this offset may be committed
+  int reconsumes = 0;    // RocketMQ: how often this message went back to the retry queue
   std::string dead_reason;
 };
 
@@ -59,6 +60,8 @@ class SimBroker {
 
   // The consumer's process died: what it had not settled comes back.
   void Crash(int consumer);
+  // The consumer gives back what it holds unsettled (Source::Abandon): ready at once.
+  void Abandon(int consumer);
   // Partitions/queues move between consumers: Kafka resets fetch positions.
   void Rebalance();
 
@@ -88,7 +91,7 @@ class SimBroker {
   bool Assigned(int partition, int consumer) const;
   void SettleOne(int consumer, const Settlement& s);
   void Advance(Partition& p);
-  BrokerEntry* Find(const std::string& receipt, size_t* index);
+  BrokerEntry* Find(const Receipt& receipt, size_t* index);
 
   FaultDice* dice_;
   DeliveryModel model_;

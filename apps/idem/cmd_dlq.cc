@@ -44,9 +44,15 @@ struct DlqArgs {
   std::string actor;
 };
 
+// The broker's dead-letter console; a broker without one is an error that says so.
+DeadLetters& ConsoleOf(Broker& q, const DlqArgs& a) {
+  if (DeadLetters* d = q.dead_letters()) return *d;
+  throw CliError("the broker at '" + RedactUrl(a.queue) + "' keeps no dead-letter queue idem can list (see docs/brokers.md)");
+}
+
 void List(const DlqArgs& a) {
   auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
-  auto list = q->ListDead(a.limit, a.after);
+  auto list = ConsoleOf(*q, a).List(a.limit, a.after);
   if (!list.ok()) throw CliError("cannot list dead letters: " + list.status().ToString());
   if (a.json) {
     for (const DeadLetter& d : *list) std::cout << DumpLine(DeadToJson(d, false)) << "\n";
@@ -69,7 +75,7 @@ void List(const DlqArgs& a) {
 void Show(const DlqArgs& a) {
   if (a.ids.size() != 1) throw CliError("dlq show takes exactly one ID (see: idem dlq list)", 2);
   auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
-  auto d = q->GetDead(a.ids[0]);
+  auto d = ConsoleOf(*q, a).Get(a.ids[0]);
   if (!d.ok()) throw CliError("cannot read dead letter: " + d.status().ToString());
   if (!d->has_value())
     throw CliError("no dead letter with id " + std::to_string(a.ids[0]) + " (see: idem dlq list --queue " +
@@ -102,10 +108,10 @@ std::vector<int64_t> Targets(const DlqArgs& a, const char* verb) {
 
 // Every id must name a dead letter before anything is moved: a typo must not
 // replay or purge the others and then fail halfway.
-void RequireAllExist(Broker& q, const DlqArgs& a, const std::vector<int64_t>& ids, const char* nothing_done) {
+void RequireAllExist(DeadLetters& q, const DlqArgs& a, const std::vector<int64_t>& ids, const char* nothing_done) {
   std::string missing;
   for (int64_t id : ids) {
-    auto d = q.GetDead(id);
+    auto d = q.Get(id);
     if (!d.ok()) throw CliError("cannot read dead letter " + std::to_string(id) + ": " + d.status().ToString());
     if (!d->has_value()) missing += (missing.empty() ? "" : ", ") + std::to_string(id);
   }
@@ -133,8 +139,9 @@ void RequireAllChanged(int64_t n, const DlqArgs& a, const std::vector<int64_t>& 
 void Replay(const DlqArgs& a) {
   auto ids = Targets(a, "replay");
   auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
-  RequireAllExist(*q, a, ids, "nothing was replayed");
-  auto n = q->ReplayDead(ids, ResolveActor(a.actor));
+  DeadLetters& dead = ConsoleOf(*q, a);
+  RequireAllExist(dead, a, ids, "nothing was replayed");
+  auto n = dead.Replay(ids, ResolveActor(a.actor));
   if (!n.ok()) throw CliError("replay failed, nothing was moved: " + n.status().ToString());
   if (a.json) std::cout << DumpLine(ChangeJson("replayed", *n, a, ids)) << "\n";
   else if (*n > 0 || a.all)
@@ -146,8 +153,9 @@ void Purge(const DlqArgs& a) {
   auto ids = Targets(a, "purge");
   if (a.all && !a.yes) throw CliError("dlq purge --all deletes every dead letter for good; add --yes to confirm", 2);
   auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
-  RequireAllExist(*q, a, ids, "nothing was purged");
-  auto n = q->PurgeDead(ids, ResolveActor(a.actor));
+  DeadLetters& dead = ConsoleOf(*q, a);
+  RequireAllExist(dead, a, ids, "nothing was purged");
+  auto n = dead.Purge(ids, ResolveActor(a.actor));
   if (!n.ok()) throw CliError("purge failed, nothing was deleted: " + n.status().ToString());
   if (a.json) std::cout << DumpLine(ChangeJson("purged", *n, a, ids)) << "\n";
   else if (*n > 0 || a.all) std::cout << "purged " << *n << " dead letter(s)\n";

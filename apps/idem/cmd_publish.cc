@@ -87,7 +87,7 @@ void Run(const PublishArgs& a) {
   int64_t published = 0, line_no = 0;
   auto flush = [&] {
     if (batch.empty()) return;
-    Status s = queue->PublishBatch(batch, a.delay_ms);
+    Status s = queue->publisher().PublishBatch(batch, a.delay_ms);
     if (!s.ok())
       throw CliError("publishing failed after " + std::to_string(published) +
                      " messages (those are in the queue; nothing after them was written): " + s.ToString());
@@ -108,7 +108,10 @@ void Run(const PublishArgs& a) {
     std::string why = Check(a, line, &m.key);
     if (!why.empty()) {
       flush();  // keep the queue in input order around the rejected line
-      auto row = queue->ParkRejected(m, "rejected at publish: line " + std::to_string(line_no) + ": " + why);
+      if (!queue->dead_letters())
+        throw CliError("line " + std::to_string(line_no) + ": " + why + "; the broker at '" + RedactUrl(a.queue) +
+                       "' keeps no dead-letter queue to park it in: fix the line and publish again");
+      auto row = queue->dead_letters()->ParkRejected(m, "rejected at publish: line " + std::to_string(line_no) + ": " + why);
       if (!row.ok()) throw CliError("cannot park rejected line " + std::to_string(line_no) + ": " + row.status().ToString());
       std::cerr << "idem publish: line " << line_no << ": " << why << " (parked as dead letter " << *row << ")\n";
       parked.push_back({line_no, *row, why});

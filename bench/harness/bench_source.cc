@@ -43,7 +43,7 @@ Result<std::vector<Message>> BenchSource::Poll(size_t max_messages, int64_t max_
   while (out.size() < max_messages && !queue_.empty()) {
     Pending& p = queue_.front();
     // The receipt is ours to define: it carries the publish stamp to Settle.
-    p.message.receipt = std::to_string(p.published_us);
+    p.message.receipt = Receipt{p.published_us};
     p.message.received_at_ms = polled_at;
     out.push_back(std::move(p.message));
     queue_.pop_front();
@@ -51,7 +51,7 @@ Result<std::vector<Message>> BenchSource::Poll(size_t max_messages, int64_t max_
   lock.unlock();
   while (stream_ && out.size() < max_messages && stream_->messages() < limit_) {
     Message m = stream_->Next();
-    m.receipt.clear();  // no publish stamp: saturated runs measure throughput only
+    m.receipt = Receipt{};  // no publish stamp: saturated runs measure throughput only
     m.received_at_ms = polled_at;
     out.push_back(std::move(m));
   }
@@ -64,7 +64,7 @@ Status BenchSource::Settle(const std::vector<Settlement>& settlements) {
     switch (s.kind) {
       case Settlement::Kind::kAck: {
         counts_.acked++;
-        const int64_t published_us = std::strtoll(s.message->receipt.c_str(), nullptr, 10);
+        const int64_t published_us = s.message->receipt.sequence;
         if (published_us > 0) latencies_us_.push_back(now_us - published_us);
         break;
       }

@@ -49,6 +49,11 @@ class BenchSource final : public Source {
 
   Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
   Status Settle(const std::vector<Settlement>& settlements) override;
+  // The bench keeps no record of what it handed out, so it cannot take it back;
+  // no bench run abandons.
+  Status Abandon() override {
+    return Status::NotSupported("the bench source cannot take deliveries back (no bench run abandons)");
+  }
 
   // Nothing left to hand out and nothing waiting to come back.
   bool Drained();

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
 
   idem::PipelineOptions options;
   options.consumer_group = "ledger";
-  idem::Pipeline pipeline(broker->get(), store->get(), env, options);
+  idem::Pipeline pipeline(&(*broker)->source(), store->get(), env, options);
   idem::HandlerSpec pay;
   pay.topic = "pay";
   pay.key.fields = {"payment_id"};  // the same payment sent twice is one key

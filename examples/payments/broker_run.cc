@@ -7,7 +7,7 @@
 // the broker's own wait queues for 1/speedup of their rung, and the faults act
 // the way they do in production:
 //   crash after commit   the consumer's step ends holding unacked copies; its
-//                        broker connection is dropped (AbandonDeliveries) and
+//                        broker connection is dropped (Abandon) and
 //                        the broker delivers them again
 //   stall / rebalance    the stalled or revoked consumer's connection is
 //                        dropped; the others run until they have received what
@@ -130,7 +130,7 @@ Status BrokerRun::PublishDue() {
     batch.push_back(std::move(m));
   }
   if (batch.empty()) return Status::OK();
-  IDEM_RETURN_IF_ERROR(producer_->PublishBatch(batch, 0));
+  IDEM_RETURN_IF_ERROR(producer_->publisher().PublishBatch(batch, 0));
   count_.published += static_cast<int64_t>(batch.size());
   return Status::OK();
 }
@@ -138,14 +138,14 @@ Status BrokerRun::PublishDue() {
 // Still holding copies after its step: the consumer died (or lost its session)
 // with them. The broker takes them back and delivers them again.
 Status BrokerRun::AfterStep(size_t i) {
-  return tracked_[i]->held() > 0 ? tracked_[i]->AbandonDeliveries() : Status::OK();
+  return tracked_[i]->held() > 0 ? tracked_[i]->Abandon() : Status::OK();
 }
 
 // The broker takes from `from` what it held (its connection is gone, as after a
 // consumer timeout or a rebalance); the others run until each of those messages
 // has reached one of them.
 Status BrokerRun::HandOverUntil(const std::vector<std::string>& ids, size_t from) {
-  IDEM_RETURN_IF_ERROR(tracked_[from]->AbandonDeliveries());
+  IDEM_RETURN_IF_ERROR(tracked_[from]->Abandon());
   HandOverWait wait(ids, from, log_);
   while (!wait.Done()) {
     IDEM_RETURN_IF_ERROR(PublishDue());

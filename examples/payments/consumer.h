@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,19 +15,23 @@ namespace idem::payments {
 struct Delivery {
   size_t consumer = 0;
   std::string message_id;
-  int attempt = 1;         // idem's retry-tier attempt (1 unless redelivered by a retry)
+  int attempt = 1;         // 1 + the retries of this message that reached the broker before this copy
   int delivery_count = 1;  // the broker's count for this copy
 };
 
 class DeliveryLog {
  public:
   void Record(size_t consumer, const Message& m) {
-    deliveries_.push_back({consumer, m.id, m.attempt, m.delivery_count});
+    deliveries_.push_back({consumer, m.id, 1 + retries_[m.id], m.delivery_count});
   }
+  // A consumer's retry of `message_id` reached the broker: the copy the delay
+  // tier hands out next is a new attempt, not a duplicate delivery.
+  void NoteRetry(const std::string& message_id) { retries_[message_id]++; }
   const std::vector<Delivery>& deliveries() const { return deliveries_; }
 
  private:
   std::vector<Delivery> deliveries_;
+  std::map<std::string, int> retries_;
 };
 
 // A consumer the driver can step: one poll → process → settle round.

@@ -19,6 +19,7 @@ class DrivenSource final : public Source {
   // Forwards, unless the consumer "died" or was revoked during this batch:
   // then the settlements are lost and the leases run out in the queue.
   Status Settle(const std::vector<Settlement>& settlements) override;
+  Status Abandon() override { return queue_->source().Abandon(); }
 
  private:
   Broker* queue_;

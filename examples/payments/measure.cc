@@ -119,9 +119,11 @@ Status CheckTerminalQueue(Broker& queue, const Workload& w, Damage* d) {
   std::map<std::string, size_t> event_of;
   for (const Publication& p : w.publications) event_of[p.message_id] = p.event;
   std::map<size_t, bool> refused;  // event → found with the right reason
+  DeadLetters* dead = queue.dead_letters();
+  if (!dead) return Status::NotSupported("this broker has no dead-letter queue idem can list");
   int64_t after = 0;
   for (;;) {
-    auto page = queue.ListDead(500, after);
+    auto page = dead->List(500, after);
     if (!page.ok()) return page.status();
     if (page->empty()) break;
     for (const DeadLetter& dl : *page) {

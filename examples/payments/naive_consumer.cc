@@ -17,7 +17,7 @@ T OrThrow(Result<T> r) {
 }  // namespace
 
 Result<size_t> NaiveConsumer::Step() {
-  auto got = queue_->Poll(prefetch_, 0);
+  auto got = queue_->source().Poll(prefetch_, 0);
   if (!got.ok()) return got.status();
   const std::vector<Message>& msgs = *got;
   for (const Message& m : msgs) log_->Record(index_, m);
@@ -39,7 +39,7 @@ Result<size_t> NaiveConsumer::Step() {
     if (stalled) return msgs.size();
     if (!ok) {
       // AUTO ack with default-requeue-rejected=true: straight back to the queue.
-      IDEM_RETURN_IF_ERROR(queue_->Settle({{&m, Settlement::Kind::kRelease, 0, "listener threw"}}));
+      IDEM_RETURN_IF_ERROR(queue_->source().Settle({{&m, Settlement::Kind::kRelease, 0, "listener threw"}}));
       continue;
     }
     if (faults_->CrashAfterCommit(m)) return msgs.size();  // died before the ack; the rest of the prefetch too
@@ -47,7 +47,7 @@ Result<size_t> NaiveConsumer::Step() {
       faults_->PostHandOver(held);  // the channel is gone: this ack and the prefetched rest are lost
       return msgs.size();
     }
-    IDEM_RETURN_IF_ERROR(queue_->Settle({{&m, Settlement::Kind::kAck, 0, ""}}));
+    IDEM_RETURN_IF_ERROR(queue_->source().Settle({{&m, Settlement::Kind::kAck, 0, ""}}));
   }
   return msgs.size();
 }

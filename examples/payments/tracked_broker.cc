@@ -5,7 +5,7 @@
 namespace idem::payments {
 
 Result<std::vector<Message>> TrackedBroker::Poll(size_t max_messages, int64_t max_wait_ms) {
-  auto got = inner_->Poll(max_messages, std::max(clock_->ToRealMs(max_wait_ms), min_wait_ms_));
+  auto got = inner_->source().Poll(max_messages, std::max(clock_->ToRealMs(max_wait_ms), min_wait_ms_));
   if (!got.ok()) return got;
   const int64_t now = clock_->NowMs();
   for (Message& m : *got) {
@@ -18,7 +18,7 @@ Result<std::vector<Message>> TrackedBroker::Poll(size_t max_messages, int64_t ma
 Status TrackedBroker::Settle(const std::vector<Settlement>& settlements) {
   std::vector<Settlement> real = settlements;
   for (Settlement& s : real) s.delay_ms = clock_->ToRealMs(s.delay_ms);
-  IDEM_RETURN_IF_ERROR(inner_->Settle(real));
+  IDEM_RETURN_IF_ERROR(inner_->source().Settle(real));
   for (const Settlement& s : settlements) {
     if (!s.message) continue;
     // A late settlement of a copy given back: the broker ignored it, and so do we.
@@ -29,8 +29,8 @@ Status TrackedBroker::Settle(const std::vector<Settlement>& settlements) {
   return Status::OK();
 }
 
-Status TrackedBroker::AbandonDeliveries() {
-  IDEM_RETURN_IF_ERROR(inner_->AbandonDeliveries());
+Status TrackedBroker::Abandon() {
+  IDEM_RETURN_IF_ERROR(inner_->source().Abandon());
   given_up_.insert(held_.begin(), held_.end());
   held_.clear();
   return Status::OK();

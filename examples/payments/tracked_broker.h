@@ -10,6 +10,7 @@
 //     still holds where nobody can see it (prefetch buffers, TTL queues);
 //   - gives back, like a consumer that died, what its consumer polled and did not
 //     settle (Abandon); those copies are not counted when settled late.
+// It is its own Source and Publisher; the dead-letter console is the inner broker's.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,7 @@ struct CopyCount {
   int64_t outstanding() const { return published - finished; }
 };
 
-class TrackedBroker final : public Broker {
+class TrackedBroker final : public Broker, public Source, public Publisher {
  public:
   TrackedBroker(std::unique_ptr<Broker> inner, ScaledClock* clock, CopyCount* count)
       : inner_(std::move(inner)), clock_(clock), count_(count) {}
@@ -42,26 +43,17 @@ class TrackedBroker final : public Broker {
   // consumer died or lost its session with them).
   size_t held() const { return held_.size(); }
 
+  Source& source() override { return *this; }
+  Publisher& publisher() override { return *this; }
+  DeadLetters* dead_letters() override { return inner_->dead_letters(); }
+  Result<QueueStats> Stats() override { return inner_->Stats(); }
+
   Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
   Status Settle(const std::vector<Settlement>& settlements) override;
-  Status AbandonDeliveries() override;
+  Status Abandon() override;
 
   Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override {
-    return inner_->PublishBatch(messages, clock_->ToRealMs(delay_ms));
-  }
-  Result<int64_t> ParkRejected(const Message& m, const std::string& reason) override {
-    return inner_->ParkRejected(m, reason);
-  }
-  Result<QueueStats> Stats() override { return inner_->Stats(); }
-  Result<std::vector<DeadLetter>> ListDead(size_t limit, int64_t after_id) override {
-    return inner_->ListDead(limit, after_id);
-  }
-  Result<std::optional<DeadLetter>> GetDead(int64_t id) override { return inner_->GetDead(id); }
-  Result<int64_t> ReplayDead(const std::vector<int64_t>& ids, const std::string& actor) override {
-    return inner_->ReplayDead(ids, actor);
-  }
-  Result<int64_t> PurgeDead(const std::vector<int64_t>& ids, const std::string& actor) override {
-    return inner_->PurgeDead(ids, actor);
+    return inner_->publisher().PublishBatch(messages, clock_->ToRealMs(delay_ms));
   }
 
  private:
@@ -69,8 +61,8 @@ class TrackedBroker final : public Broker {
   ScaledClock* clock_;
   CopyCount* count_;
   int64_t min_wait_ms_ = 0;
-  std::set<std::string> held_;       // receipts polled, not settled
-  std::set<std::string> given_up_;   // receipts given back by AbandonDeliveries
+  std::set<Receipt> held_;       // receipts polled, not settled
+  std::set<Receipt> given_up_;   // receipts given back by Abandon
 };
 
 }  // namespace idem::payments

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "idem/broker.h"
 #include "idem/env.h"
 #include "idem/message.h"
-#include "idem/broker.h"
 #include "idem/status.h"
 
 namespace idem {
@@ -31,8 +31,14 @@ struct EmbeddedQueueOptions {
   bool create_if_missing = true;
 };
 
-class EmbeddedQueue : public Broker {
+// The queue is its own Source, Publisher and DeadLetters: source(), publisher()
+// and dead_letters() return this object.
+class EmbeddedQueue : public Broker, public Source, public Publisher, public DeadLetters {
  public:
+  Source& source() override { return *this; }
+  Publisher& publisher() override { return *this; }
+  DeadLetters* dead_letters() override { return this; }
+
   // Opens the queue file, creating it if needed (unless !create_if_missing:
   // then NotFound when there is no file, InvalidArgument when it is not a queue).
   static Result<std::unique_ptr<EmbeddedQueue>> Open(const std::string& path,

@@ -59,6 +59,9 @@ struct HandlerContext {
   // The payload as the pipeline parsed it to derive the key: read fields here
   // (numbers by their exact text) rather than parsing `message.payload` again.
   const Payload& payload;
+  // Which run of the handler this is for the key (1 = first), as the consumption
+  // record counts them: retries and redeliveries of any copy share the count.
+  int attempt = 1;
 };
 
 using HandlerFn = std::function<HandlerResult(HandlerContext&)>;

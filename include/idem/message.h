@@ -1,11 +1,25 @@
-// Message: one delivery from a broker, as the pipeline and the handlers see it.
+// Message: one delivery from a broker, as the pipeline and the handlers see it,
+// and the Receipt its Source settles it by.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <string>
 
 namespace idem {
+
+// Where the Source that handed out a copy finds it again to settle it. Each Source uses the
+// fields it needs; handlers must not interpret it.
+struct Receipt {
+  int64_t sequence = 0;    // embedded queue: row id; RabbitMQ: delivery tag; Kafka: offset
+  int64_t generation = 0;  // embedded: lease token; RabbitMQ: connection generation; Kafka: assignment generation
+  int32_t partition = -1;  // Kafka partition; -1 elsewhere
+  int32_t stream = -1;     // the source's own index of the queue/topic it came from (e.g. a retry topic); -1 if unused
+
+  // Receipts compare field by field, so a Source can keep what it holds in a set or map.
+  friend auto operator<=>(const Receipt&, const Receipt&) = default;
+};
 
 struct Message {
   // The broker's id for this copy (AMQP message-id, queue row id, topic/partition@offset).
@@ -21,22 +35,21 @@ struct Message {
   std::map<std::string, std::string> headers;  // broker headers, passed through
   std::string payload;                         // raw bytes, stored and parked byte-exact
 
-  // How many times idem has already sent this message to a delay tier, plus one.
-  // 1 on first delivery; carried by the broker across retries.
-  int attempt = 1;
   // How many times the broker has handed out this copy (1 = first delivery).
+  // Not an attempt count: attempts are counted in the consumption record only
+  // (HandlerContext::attempt), so a copy the broker moves or redelivers never
+  // carries a count that could disagree with it.
   int delivery_count = 1;
   bool redelivered = false;  // the broker says this copy was delivered before
 
   int64_t published_at_ms = 0;  // when the producer published it (0 if unknown)
   int64_t received_at_ms = 0;   // when this consumer polled it
 
-  // Opaque settlement handle owned by the Source (row+lease, delivery tag,
-  // partition offset). Handlers must not interpret it.
-  std::string receipt;
+  // Set by the Source that handed this copy out (Source::Poll); only that Source reads it.
+  Receipt receipt;
 };
 
-// Header set on a message replayed from the terminal queue, so the guard lets it
+// Header set on a message replayed from the dead-letter queue, so the guard lets it
 // try again even though its record says FAILED.
 inline constexpr const char* kReplayHeader = "x-idem-replay";
 

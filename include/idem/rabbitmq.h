@@ -16,9 +16,7 @@
 //                         limit set by policy), so nothing is dropped silently.
 //   queue Q.wait.<ms>     one per retry delay (the rung delays of the pipeline's
 //                         RetryPolicy), declared on first use: x-message-ttl=<ms>,
-//                         dead-lettered back to Q when the TTL runs out. Every pass
-//                         counts as an attempt (x-idem-attempt + 1; cross-checked
-//                         with the broker's own x-death counts for these queues).
+//                         dead-lettered back to Q when the TTL runs out.
 //   queue Q.hold.<ms>     the same for delays that are not attempts: a kRelease of
 //                         at least release_min_delay_ms (rounded up to 1-2-5 steps:
 //                         1 s, 2 s, 5 s, 10 s…; a shorter one is a plain
@@ -33,7 +31,10 @@
 // is the queue name):
 //   x-idem-key            Message::key (the producer's business key)
 //   x-idem-topic          the topic of a moved message (else the routing key is the topic)
-//   x-idem-attempt        Message::attempt
+//   x-idem-attempt        the consumption record's attempt count at the last retry
+//                         or park (Settlement::attempts), shown with a dead letter
+//                         (cross-checked with the broker's x-death passes through
+//                         the wait queues); idem never reads it back as a count
 //   x-idem-published-ms   Message::published_at_ms
 //   x-idem-reason, x-idem-first-failed-ms, x-idem-last-failed-ms, x-idem-dead-id
 //                         terminal-queue bookkeeping
@@ -54,7 +55,7 @@
 //   - Receipts carry the connection generation: after a reconnect, a stale
 //     delivery tag is never acked on the new channel; the broker has already put
 //     the message back and the guard absorbs the redelivered copy.
-//   - AbandonDeliveries closes the consuming connection: RabbitMQ requeues every
+//   - Abandon closes the consuming connection: RabbitMQ requeues every
 //     unacked delivery (redelivered=true), the next Poll reconnects, and a late
 //     Settle of an abandoned receipt does nothing.
 //   - Connections are re-established on the next call after a broker restart or
@@ -63,7 +64,7 @@
 //     shorter than two heartbeats (60 s by default), or the broker drops the
 //     consuming connection and delivers the batch again (the guard absorbs it).
 //
-// Terminal-queue console (ListDead/GetDead/ReplayDead/PurgeDead): the terminal
+// Dead-letter console (DeadLetters: List/Get/Replay/Purge): the terminal
 // queue is read with basic.get on a short-lived channel without acking; what is
 // not replayed or purged is requeued when that channel closes, and RabbitMQ puts
 // requeued messages back in their original positions, so the console never loses
@@ -81,8 +82,9 @@
 // and hold queues this process knows (declared, default ladder, 1-2-5 steps).
 // amqps:// (TLS) is not built in.
 //
-// Thread safety: one broker per thread (it owns two connections: one consuming,
-// one publishing and running the console).
+// The Broker is its own Source, Publisher and DeadLetters (they share its
+// connections). Thread safety: one broker per thread (it owns two connections:
+// one consuming, one publishing and running the console).
 #pragma once
 
 #include <cstdint>

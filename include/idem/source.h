@@ -1,16 +1,27 @@
-// Source: a broker adapter. It hands out bounded batches of messages and settles
-// each one once the pipeline knows its fate.
+// Source: the consuming side of a broker. It hands out bounded batches of
+// messages and settles each one once the pipeline knows its fate.
+// User guide: docs/brokers.md (each broker's Source, its URL and topology).
 //
 // Settlement is batched so every broker can do it cheaply: the embedded queue in
 // one transaction, RabbitMQ with confirmed publishes then acks by delivery tag,
 // Kafka by committing the highest contiguous settled offset of each partition.
 //
 // Contract for implementations:
-//   - kRetry and kPark must move the message durably (retry tier, terminal queue)
-//     BEFORE the original copy is acknowledged, so a crash in between yields a
+//   - At least once: a message handed out by Poll and not settled (the consumer
+//     died, Abandon, a lease that ran out) is delivered again, marked
+//     redelivered, to this or another consumer.
+//   - Each message is settled once, with one of the four kinds below. kRetry and
+//     kPark must move the message durably (delay tier, dead-letter queue) BEFORE
+//     the original copy is acknowledged, so a crash in between yields a
 //     duplicate copy (which the guard absorbs), never a lost message.
-//   - kRelease gives the message back for redelivery without counting an attempt
-//     (used when the database is unavailable and nothing was decided).
+//   - kRelease gives the message back for redelivery without a move and without
+//     anything being recorded (used when nothing was decided, e.g. the database
+//     is unavailable).
+//   - Receipts (Message::receipt) are the Source's own: it settles by them and
+//     refuses one it did not hand out. Settling a message given back by Abandon
+//     does nothing.
+//   - Attempts are not the Source's to count: the consumption record is the one
+//     count. A Settlement carries it so the Source can show it with a dead letter.
 // Thread safety: one Source per consumer thread.
 #pragma once
 
@@ -25,11 +36,20 @@
 namespace idem {
 
 struct Settlement {
-  enum class Kind { kAck, kRetry, kPark, kRelease };
+  enum class Kind {
+    kAck,      // done (applied, or a duplicate): remove it for good
+    kRetry,    // a retryable failure: deliver a copy again after delay_ms (the delay tier)
+    kPark,     // give up: move it to the dead-letter queue with `reason`
+    kRelease,  // nothing decided: give it back, deliverable again after delay_ms
+  };
   const Message* message = nullptr;  // must be a message returned by Poll and not yet settled
   Kind kind = Kind::kAck;
   int64_t delay_ms = 0;  // kRetry: when to deliver again; kRelease: how long to hold it back
   std::string reason;    // kRetry/kPark: why (stored with the message)
+  // kRetry/kPark: how many times the handler has run for this message's key, as
+  // the consumption record counts them (0 if it never ran: parked before any
+  // run). Shown with the dead letter; never handed back as a count to trust.
+  int attempts = 0;
 };
 
 class Source {
@@ -44,6 +64,15 @@ class Source {
   // for sure; unsettled messages come back after their visibility timeout, and
   // the guard absorbs the copies.
   virtual Status Settle(const std::vector<Settlement>& settlements) = 0;
+
+  // Gives back, unsettled, every message this Source handed out and has not
+  // settled yet, as a consumer that dies does: the broker delivers them again
+  // (to this or another consumer) with the redelivery marked. Settling one of
+  // them afterwards does nothing. For a consumer that must stop without
+  // acknowledging (a shutdown in the middle of a batch). The embedded queue
+  // makes them ready at once; RabbitMQ closes the consuming connection, which
+  // requeues them, and reconnects on the next Poll.
+  virtual Status Abandon() = 0;
 };
 
 }  // namespace idem

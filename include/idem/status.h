@@ -34,6 +34,7 @@ class [[nodiscard]] Status {
     kCorruption,       // stored data is not what we wrote
     kIOError,          // local I/O failed; retryable
     kTransactionConflict,  // deadlock victim or serialization failure; rerun the whole transaction
+    kNotSupported,     // this backend cannot do that at all; the message says what it does instead
   };
 
   Status() = default;
@@ -49,6 +50,7 @@ class [[nodiscard]] Status {
   static Status Corruption(std::string m) { return Status(Code::kCorruption, std::move(m)); }
   static Status IOError(std::string m) { return Status(Code::kIOError, std::move(m)); }
   static Status TransactionConflict(std::string m) { return Status(Code::kTransactionConflict, std::move(m)); }
+  static Status NotSupported(std::string m) { return Status(Code::kNotSupported, std::move(m)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -64,6 +66,7 @@ class [[nodiscard]] Status {
   bool IsInDoubt() const { return code_ == Code::kInDoubt; }
   bool IsAlreadyExists() const { return code_ == Code::kAlreadyExists; }
   bool IsNotFound() const { return code_ == Code::kNotFound; }
+  bool IsNotSupported() const { return code_ == Code::kNotSupported; }
 
   // "Retryable: database is locked" — the code name, then the message.
   std::string ToString() const;

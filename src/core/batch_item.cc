@@ -35,6 +35,8 @@ Settlement BatchItem::ToSettlement() const {
   s.message = msg;
   s.reason = reason;
   s.delay_ms = delay_ms;
+  // The record's count: this run if the handler ran, else the runs before it.
+  s.attempts = ran ? attempt : std::max(attempt - 1, 0);
   switch (plan) {
     case Plan::kRun:
     case Plan::kDuplicate: s.kind = Settlement::Kind::kAck; break;

@@ -160,7 +160,7 @@ Status Pipeline::Impl::Transact(std::vector<BatchItem>& items) {
   for (size_t i : runnable) {
     BatchItem& it = items[i];
     if (it.plan != BatchItem::Plan::kRun) continue;
-    if (!opt_.protection) it.attempt = it.msg->attempt;  // no record: the broker's count is all there is
+    if (!opt_.protection) it.attempt = 1;  // no record, no count: the guard is off, so retries are not capped
     HandlerResult result;
     IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_.retry, &result));
     it.Apply(ClassifyRun(result, it.attempt, opt_.retry));

@@ -78,7 +78,7 @@ TEST_F(ExceptionTest, AKeyThatCannotBeDerivedParksThatMessageAndItsNeighboursGoO
   const std::string deep = R"({"payment_id":"B","x":)" + std::string(100'000, '[') + std::string(100'000, ']') + "}";
   BatchReport r = RunBetweenNeighbours(deep, "deep");
   EXPECT_EQ(r.parked, 1u);
-  auto dead = queue_->ListDead(10);
+  auto dead = queue_->List(10);
   ASSERT_TRUE(dead.ok());
   ASSERT_EQ(dead->size(), 1u);
   EXPECT_EQ((*dead)[0].message.id, "deep");
@@ -117,6 +117,7 @@ class ThrowingSource final : public Source {
  public:
   Result<std::vector<Message>> Poll(size_t, int64_t) override { throw std::length_error("bad frame"); }
   Status Settle(const std::vector<Settlement>&) override { return Status::OK(); }
+  Status Abandon() override { return Status::OK(); }  // it never hands anything out
 };
 
 TEST_F(ExceptionTest, ASourceThatThrowsWhilePollingIsAnErrorNotTheEndOfTheProcess) {

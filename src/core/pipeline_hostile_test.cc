@@ -25,7 +25,7 @@ class PipelineHostileTest : public PipelineFixture {
   }
 
   std::vector<DeadLetter> Dead() {
-    auto d = queue_->ListDead(100);
+    auto d = queue_->List(100);
     EXPECT_TRUE(d.ok()) << d.status().ToString();
     return d.ok() ? *d : std::vector<DeadLetter>{};
   }

@@ -24,6 +24,7 @@ class LosesFirstSettle final : public Source {
     lost_ = true;
     return Status::Unavailable("the consumer died before settling");
   }
+  Status Abandon() override { return inner_->Abandon(); }
 
  private:
   Source* inner_;
@@ -60,7 +61,7 @@ TEST(PipelineParkedCopy, CopyOfAParkedMessageIsParkedAgainNotDropped) {
   EXPECT_EQ(again.duplicate, 0u);
   EXPECT_TRUE(again.status.ok()) << again.status.ToString();
 
-  auto dead = (*queue)->ListDead(10, 0);
+  auto dead = (*queue)->List(10, 0);
   ASSERT_TRUE(dead.ok());
   ASSERT_EQ(dead->size(), 1u);
   EXPECT_NE((*dead)[0].reason.find("bad payment"), std::string::npos) << (*dead)[0].reason;

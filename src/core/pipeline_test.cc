@@ -75,7 +75,7 @@ TEST_F(PipelineTest, SameKeyDifferentPayloadIsAConflictNotADuplicate) {
   EXPECT_EQ(CountEffects(*store_), 1);
   EXPECT_EQ(Balance(*store_, "u1"), 1000000 - 100);
   EXPECT_EQ(Count(DecisionKind::kConflict), 1);
-  auto dead = queue_->ListDead(10);
+  auto dead = queue_->List(10);
   ASSERT_TRUE(dead.ok());
   ASSERT_EQ(dead->size(), 1u);
   EXPECT_EQ((*dead)[0].message.id, "evil");
@@ -129,7 +129,7 @@ TEST_F(PipelineTest, RetryableFailureWalksTheLadderThenParks) {
   Record r = ReadRecord("pay:P9");
   EXPECT_EQ(r.status, RecordStatus::kFailed);
   EXPECT_EQ(r.attempts, 5);
-  auto dead = queue_->ListDead(10);
+  auto dead = queue_->List(10);
   ASSERT_TRUE(dead.ok());
   ASSERT_EQ(dead->size(), 1u);
   EXPECT_EQ((*dead)[0].attempts, 5);
@@ -177,6 +177,7 @@ class LoseNextSettle final : public Source {
     if (std::exchange(lose_, false)) return Status::OK();
     return inner_->Settle(s);
   }
+  Status Abandon() override { return inner_->Abandon(); }
 
  private:
   Source* inner_;
@@ -197,7 +198,7 @@ TEST_F(PipelineTest, PermanentFailureWhoseParkWasLostIsParkedWhenRedelivered) {
   Drain(p);
   EXPECT_EQ(Stats().dead, 1) << "the message must reach the terminal queue, not be acked away";
   EXPECT_EQ(Stats().ready + Stats().delayed + Stats().in_flight, 0);
-  auto dead = queue_->ListDead(10);
+  auto dead = queue_->List(10);
   ASSERT_TRUE(dead.ok() && dead->size() == 1);
   EXPECT_NE((*dead)[0].reason.find("bad payment"), std::string::npos) << (*dead)[0].reason;
   EXPECT_EQ(ReadRecord("pay:P4").attempts, 1) << "parked again without running the handler again";
@@ -219,7 +220,7 @@ TEST_F(PipelineTest, ACopyBackBeforeItsRetryIsDueWaitsWithoutSpendingAnAttempt) 
   p.SetDecisionSink([this](const Decision& d) { decisions_.push_back(d); });
   p.RunOnce();  // attempt 1 fails and is committed as RELEASED; the retry move is lost
   ASSERT_EQ(ReadRecord("pay:P5").attempts, 1);
-  ASSERT_TRUE(queue_->AbandonDeliveries().ok());  // the broker has it back, ready now
+  ASSERT_TRUE(queue_->Abandon().ok());  // the broker has it back, ready now
 
   env_.Advance(1'000);
   ASSERT_EQ(p.RunOnce().polled, 1u);
@@ -242,9 +243,9 @@ TEST_F(PipelineTest, ReplayFromTerminalQueueRunsAgainAfterTheFixAndOnlyOnce) {
   Drain(*p);
   ASSERT_EQ(Stats().dead, 1);
   ASSERT_TRUE(store_->ExecScript("INSERT INTO accounts (owner, balance) VALUES ('u3', 100)").ok());
-  auto dead = queue_->ListDead(10);
+  auto dead = queue_->List(10);
   ASSERT_TRUE(dead.ok() && dead->size() == 1);
-  auto moved = queue_->ReplayDead({(*dead)[0].id}, "alice");
+  auto moved = queue_->Replay({(*dead)[0].id}, "alice");
   ASSERT_TRUE(moved.ok());
   EXPECT_EQ(*moved, 1);
   Drain(*p);
@@ -272,7 +273,7 @@ TEST_F(PipelineTest, BadInputIsParkedWithAReason) {
   auto p = Make();
   Drain(*p);
   EXPECT_EQ(CountEffects(*store_), 0);
-  auto dead = queue_->ListDead(10);
+  auto dead = queue_->List(10);
   ASSERT_TRUE(dead.ok());
   ASSERT_EQ(dead->size(), 4u);
   EXPECT_NE((*dead)[0].reason.find("not valid JSON"), std::string::npos);

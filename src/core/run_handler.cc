@@ -84,7 +84,7 @@ Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy
   IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
   item.ran = true;
   ConflictWatch watched(tx);
-  HandlerContext ctx{*item.msg, item.key, watched, env, item.payload};
+  HandlerContext ctx{*item.msg, item.key, watched, env, item.payload, item.attempt};
   int64_t backoff_ms = policy.in_process_backoff_ms;
   for (int t = 1;; ++t) {
     HandlerResult r = InvokeHandler(*item.spec, ctx);

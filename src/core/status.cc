@@ -16,6 +16,7 @@ const char* Status::CodeName(Code c) {
     case Code::kCorruption: return "Corruption";
     case Code::kIOError: return "IOError";
     case Code::kTransactionConflict: return "TransactionConflict";
+    case Code::kNotSupported: return "NotSupported";
   }
   return "Unknown";
 }

@@ -1,6 +1,6 @@
 // The source conformance suite: every broker adapter must pass these tests.
 // They pin the delivery contract the pipeline relies on (include/idem/source.h
-// and include/idem/broker.h): at-least-once delivery, each settlement kind, a
+// and include/idem/dead_letters.h): at-least-once delivery, each settlement kind, a
 // move that is durable before the original is acknowledged, abandon, redelivery
 // marking, delays, dead letters with their reasons, and late settlements that
 // do nothing.
@@ -51,8 +51,9 @@ class SourceConformance : public ::testing::TestWithParam<SourceFactory> {
   std::vector<Message> Take(Broker& b, size_t n);
   // Polls `b` briefly and returns what arrived (expected: nothing).
   std::vector<Message> TakeNothing(Broker& b);
+  // Settles `m` as the pipeline would, with the record's `attempts` (1: one handler run).
   Status Settle(Broker& b, const Message& m, Settlement::Kind kind, int64_t delay_ms = 0,
-                const std::string& reason = "");
+                const std::string& reason = "", int attempts = 1);
   std::vector<DeadLetter> Dead(Broker& b);
 
   std::string location_;

@@ -65,7 +65,7 @@ TEST_F(CliTest, PublishParksEveryBadLineWithItsReasonAndKeepsTheGoodOnes) {
   auto stats = (*q)->Stats();
   EXPECT_EQ(stats->ready, 2);
   EXPECT_EQ(stats->dead, 5);
-  auto dead = (*q)->ListDead(10);
+  auto dead = (*q)->List(10);
   ASSERT_TRUE(dead.ok());
   ASSERT_EQ(dead->size(), 5u);
   EXPECT_EQ((*dead)[2].message.payload, invalid_utf8) << "stored byte-exact";

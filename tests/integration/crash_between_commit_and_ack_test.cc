@@ -24,6 +24,7 @@ class DieOnSettle final : public Source {
     kill(getpid(), SIGKILL);
     return Status::OK();
   }
+  Status Abandon() override { return inner_->Abandon(); }
 
  private:
   Source* inner_;

@@ -33,7 +33,7 @@ TEST(PublishHostileTest, HugeNumbersDeepNestingAndBigIdsNeitherAbortNorGetLost) 
 
   auto q = EmbeddedQueue::Open(queue, {}, Env::Default());
   ASSERT_TRUE(q.ok()) << q.status().ToString();
-  auto dead = (*q)->ListDead(10);
+  auto dead = (*q)->List(10);
   ASSERT_TRUE(dead.ok());
   ASSERT_EQ(dead->size(), 1u);
   EXPECT_EQ((*dead)[0].message.payload, deep) << "parked byte-exact";

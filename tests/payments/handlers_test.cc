@@ -87,7 +87,7 @@ class HandlersTest : public ::testing::Test {
     return rows.ok() && !rows->empty() ? AsText((*rows)[0][0]) : "";
   }
   QueueStats Stats() { return *queue_->Stats(); }
-  std::vector<DeadLetter> Dead() { return *queue_->ListDead(100); }
+  std::vector<DeadLetter> Dead() { return *queue_->List(100); }
   std::optional<Record> RecordOf(const std::string& key) { return *store_->ReadRecord("payments", key); }
 
   idem::testing::TempDir dir_;

@@ -69,7 +69,7 @@ TEST_F(RabbitBrokerOutage, BrokerRestartMidRunLosesNothingAndDuplicatesNothing) 
 
   auto broker = OpenQueue();
   ASSERT_NE(broker, nullptr);
-  RecordingSource recording(broker.get());
+  RecordingSource recording(&broker->source());
   bool stopped = false, started = false;
   // Stops the broker once a quarter of the work is done, inside Settle: the
   // batch's transaction has committed and its acks and moves are not yet sent.
@@ -134,7 +134,7 @@ TEST_F(RabbitBrokerOutage, BlockedPublisherKeepsTheMovePendingWithoutLosingIt) {
   o.retry.ladder_ms = {100};
   auto broker = OpenQueue("rpc_timeout_ms=1000");
   ASSERT_NE(broker, nullptr);
-  Pipeline pipeline(broker.get(), store_.get(), Env::Default(), o);
+  Pipeline pipeline(&broker->source(), store_.get(), Env::Default(), o);
   ASSERT_TRUE(pipeline.Register(spec).ok());
 
   Ctl({"set_vm_memory_high_watermark", "0"});  // every publisher is blocked from now on

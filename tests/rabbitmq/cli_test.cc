@@ -55,7 +55,7 @@ TEST_F(RabbitCli, PublishStatsAndTheDeadLetterConsole) {
   // The good payment is applied; the replayed line still has no key and is parked again.
   auto broker = OpenQueue();
   ASSERT_NE(broker, nullptr);
-  auto pipeline = NewPipeline(broker.get());
+  auto pipeline = NewPipeline(&broker->source());
   ASSERT_TRUE(RunUntil(*pipeline, [&] { return pipeline->counters().received >= 2; }));
   EXPECT_EQ(Effects("P1"), 1);
   EXPECT_EQ(pipeline->counters().parked, 1);

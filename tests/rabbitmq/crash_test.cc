@@ -20,6 +20,7 @@ class DieBeforeSettle final : public Source {
     kill(getpid(), SIGKILL);
     return inner_->Settle(s);
   }
+  Status Abandon() override { return inner_->Abandon(); }
 
  private:
   Source* inner_;
@@ -36,7 +37,7 @@ class RabbitCrash : public RabbitTest {
       auto store = OpenSqliteStore(dir_.File("store.db"), {}, Env::Default());
       auto broker = OpenBroker(Url(), BrokerOptions{}, Env::Default());
       if (!store.ok() || !broker.ok()) _exit(2);
-      DieBeforeSettle dying(broker->get());
+      DieBeforeSettle dying(&(*broker)->source());
       PipelineOptions o = Options();
       o.protection = protection;
       Pipeline pipeline(&dying, store->get(), Env::Default(), o);
@@ -54,7 +55,7 @@ class RabbitCrash : public RabbitTest {
   std::vector<Message> ConsumeAfterTheCrash(bool protection, DecisionCounters* counters_out = nullptr) {
     auto broker = OpenQueue();
     if (!broker) return {};
-    RecordingSource recording(broker.get());
+    RecordingSource recording(&broker->source());
     PipelineOptions o = Options();
     o.protection = protection;
     auto pipeline = NewPipeline(&recording, o);

@@ -17,7 +17,7 @@ class RabbitDeadLetters : public RabbitTest {
       Message m;
       m.topic = "pay";
       m.payload = R"({"payment_id":"D)" + std::to_string(i) + R"(","amount":1})";
-      auto id = broker.ParkRejected(m, "reason " + std::to_string(i));
+      auto id = broker.dead_letters()->ParkRejected(m, "reason " + std::to_string(i));
       EXPECT_TRUE(id.ok()) << id.status().ToString();
       ids.push_back(id.ok() ? *id : 0);
     }
@@ -38,27 +38,27 @@ TEST_F(RabbitDeadLetters, ListAndShowLoseNothingAndKeepTheOrder) {
   std::vector<int64_t> ids = Park(*broker, 5);
   for (size_t i = 1; i < ids.size(); ++i) EXPECT_LT(ids[i - 1], ids[i]) << "ids follow parking order";
 
-  auto page1 = broker->ListDead(2, 0);
+  auto page1 = broker->dead_letters()->List(2, 0);
   ASSERT_TRUE(page1.ok()) << page1.status().ToString();
   ASSERT_EQ(page1->size(), 2u);
   EXPECT_EQ((*page1)[0].id, ids[0]);
   EXPECT_EQ((*page1)[1].id, ids[1]);
   EXPECT_EQ((*page1)[0].reason, "reason 0");
-  auto page2 = broker->ListDead(10, (*page1)[1].id);
+  auto page2 = broker->dead_letters()->List(10, (*page1)[1].id);
   ASSERT_TRUE(page2.ok());
   ASSERT_EQ(page2->size(), 3u);
   EXPECT_EQ((*page2)[0].id, ids[2]);
 
-  auto shown = broker->GetDead(ids[3]);
+  auto shown = broker->dead_letters()->Get(ids[3]);
   ASSERT_TRUE(shown.ok() && shown->has_value());
   EXPECT_EQ((*shown)->reason, "reason 3");
   EXPECT_EQ((*shown)->message.payload, R"({"payment_id":"D3","amount":1})");
-  auto missing = broker->GetDead(12345);
+  auto missing = broker->dead_letters()->Get(12345);
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
 
   // Reading did not consume: all five are still there, in the same order.
-  auto all = broker->ListDead(100, 0);
+  auto all = broker->dead_letters()->List(100, 0);
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 5u);
   for (size_t i = 0; i < 5; ++i) EXPECT_EQ((*all)[i].id, ids[i]);
@@ -76,28 +76,28 @@ TEST_F(RabbitDeadLetters, ReplayGoesThroughTheMainQueueAndEveryGuard) {
   spec.fn = [inner = spec.fn, &broken](HandlerContext& ctx) {
     return broken ? HandlerResult::Permanent("account service misconfigured") : inner(ctx);
   };
-  RecordingSource recording(broker.get());
+  RecordingSource recording(&broker->source());
   Pipeline pipeline(&recording, store_.get(), Env::Default(), Options());
   ASSERT_TRUE(pipeline.Register(spec).ok());
   ASSERT_TRUE(RunUntil(pipeline, [&] { return pipeline.counters().parked == 1; }));
   ASSERT_EQ(Dead().size(), 1u);
 
   broken = false;  // fixed; an operator replays
-  auto replayed = broker->ReplayDead({}, "alice");
+  auto replayed = broker->dead_letters()->Replay({}, "alice");
   ASSERT_TRUE(replayed.ok()) << replayed.status().ToString();
   EXPECT_EQ(*replayed, 1);
   ASSERT_TRUE(RunUntil(pipeline, [&] { return Effects("P1") == 1; }));
   const Message& replay = recording.seen.back();
   EXPECT_EQ(replay.headers.at(kReplayHeader), "alice");
-  EXPECT_EQ(replay.attempt, 1);
+  EXPECT_EQ(replay.headers.count("x-idem-attempt"), 0u) << "a replay starts without the old attempt stamp";
   EXPECT_EQ(replay.topic, "pay");
   EXPECT_TRUE(Dead().empty());
 
   // Replaying a copy of a message whose effect already happened changes nothing.
   Message again = replay;
-  auto id = broker->ParkRejected(again, "parked by hand to test replay");
+  auto id = broker->dead_letters()->ParkRejected(again, "parked by hand to test replay");
   ASSERT_TRUE(id.ok());
-  ASSERT_EQ(*broker->ReplayDead({*id}, "bob"), 1);
+  ASSERT_EQ(*broker->dead_letters()->Replay({*id}, "bob"), 1);
   const int64_t dup_before = pipeline.counters().duplicate;
   ASSERT_TRUE(RunUntil(pipeline, [&] { return pipeline.counters().duplicate == dup_before + 1; }));
   EXPECT_EQ(Effects("P1"), 1);
@@ -117,15 +117,15 @@ TEST_F(RabbitDeadLetters, PurgeDeletesOnlyWhatItIsGivenAndIsAudited) {
   auto broker = OpenQueue();
   ASSERT_NE(broker, nullptr);
   std::vector<int64_t> ids = Park(*broker, 3);
-  auto purged = broker->PurgeDead({ids[1], 999}, "carol");
+  auto purged = broker->dead_letters()->Purge({ids[1], 999}, "carol");
   ASSERT_TRUE(purged.ok()) << purged.status().ToString();
   EXPECT_EQ(*purged, 1);
-  auto left = broker->ListDead(10, 0);
+  auto left = broker->dead_letters()->List(10, 0);
   ASSERT_TRUE(left.ok());
   ASSERT_EQ(left->size(), 2u);
   EXPECT_EQ((*left)[0].id, ids[0]);
   EXPECT_EQ((*left)[1].id, ids[2]);
-  EXPECT_EQ(*broker->PurgeDead({}, "carol"), 2);
+  EXPECT_EQ(*broker->dead_letters()->Purge({}, "carol"), 2);
   EXPECT_EQ(Stats().dead, 0);
   std::vector<nlohmann::json> audit = AuditRecords();
   ASSERT_EQ(audit.size(), 3u);
@@ -151,11 +151,11 @@ TEST_F(RabbitDeadLetters, MessagesRejectedByOthersLandInTheTerminalQueue) {
   EXPECT_NE(dead[0].reason.find("rejected"), std::string::npos) << dead[0].reason;
   EXPECT_EQ(dead[0].message.topic, "pay");
   EXPECT_GT(dead[0].id, 0);
-  auto shown = broker->GetDead(dead[0].id);
+  auto shown = broker->dead_letters()->Get(dead[0].id);
   ASSERT_TRUE(shown.ok() && shown->has_value()) << "the derived id is stable";
 
-  ASSERT_EQ(*broker->ReplayDead({dead[0].id}, "dave"), 1);
-  auto pipeline = NewPipeline(broker.get());
+  ASSERT_EQ(*broker->dead_letters()->Replay({dead[0].id}, "dave"), 1);
+  auto pipeline = NewPipeline(&broker->source());
   ASSERT_TRUE(RunUntil(*pipeline, [&] { return Effects("P1") == 1; }));
 }
 

@@ -45,7 +45,7 @@ TEST_F(RabbitHostile, HugeNumberAndDeepNestingAreParkedAndTheNeighboursApplied) 
   PublishFromStdin(deep);
   AmqpToolsPublish(R"({"payment_id":"P2","amount":6})");
 
-  Pipeline pipeline(broker.get(), store_.get(), Env::Default(), Options());
+  Pipeline pipeline(&broker->source(), store_.get(), Env::Default(), Options());
   ASSERT_TRUE(pipeline.Register(CarefulPayHandler()).ok());
   EXPECT_TRUE(RunUntil(pipeline, [&] {
     return pipeline.counters().parked >= 2 && Effects("P1") == 1 && Effects("P2") == 1;

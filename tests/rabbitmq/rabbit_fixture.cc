@@ -165,7 +165,7 @@ void RabbitTest::Publish(const std::vector<std::string>& bodies, const std::stri
     m.payload = b;
     batch.push_back(m);
   }
-  Status s = broker->PublishBatch(batch);
+  Status s = broker->publisher().PublishBatch(batch);
   ASSERT_TRUE(s.ok()) << s.ToString();
 }
 
@@ -190,7 +190,7 @@ QueueStats RabbitTest::Stats() {
 std::vector<DeadLetter> RabbitTest::Dead() {
   auto broker = OpenQueue();
   if (!broker) return {};
-  auto d = broker->ListDead(1000, 0);
+  auto d = broker->dead_letters()->List(1000, 0);
   EXPECT_TRUE(d.ok()) << d.status().ToString();
   return d.ok() ? *d : std::vector<DeadLetter>{};
 }

@@ -53,6 +53,7 @@ class RecordingSource final : public Source {
     if (before_settle) before_settle(s);
     return inner_->Settle(s);
   }
+  Status Abandon() override { return inner_->Abandon(); }
   std::vector<Message> seen;
   std::function<void(const std::vector<Settlement>&)> before_settle;  // runs before each Settle
 

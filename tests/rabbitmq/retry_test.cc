@@ -13,7 +13,7 @@ class RabbitRetry : public RabbitTest {
   HandlerSpec FlakyPay(int failures) {
     HandlerSpec spec = PayHandler();
     spec.fn = [inner = spec.fn, failures, this](HandlerContext& ctx) {
-      attempts_seen_.push_back(ctx.message.attempt);
+      attempts_seen_.push_back(ctx.attempt);
       deaths_seen_.push_back(ctx.message.headers.count("x-death") ? ctx.message.headers.at("x-death") : "");
       if (++runs_ <= failures) return HandlerResult::Retryable("bank timeout");
       return inner(ctx);
@@ -40,13 +40,13 @@ TEST_F(RabbitRetry, RetryableFailureWalksTheLadderThenSucceeds) {
   PipelineOptions o = Options();
   o.retry.ladder_ms = {100, 250};
   o.retry.max_attempts = 5;
-  auto pipeline = PipelineWith(broker.get(), FlakyPay(2), o);
+  auto pipeline = PipelineWith(&broker->source(), FlakyPay(2), o);
   ASSERT_TRUE(RunUntil(*pipeline, [&] { return Effects("P1") == 1; }));
 
   EXPECT_EQ(runs_, 3);
   EXPECT_EQ(pipeline->counters().retried, 2);
   EXPECT_EQ(pipeline->counters().first, 1);
-  // The attempt header went 1, 2, 3, and the broker's own x-death history shows
+  // The record's attempt went 1, 2, 3, and the broker's own x-death history shows
   // one pass through each rung's wait queue.
   EXPECT_EQ(attempts_seen_, (std::vector<int>{1, 2, 3}));
   ASSERT_EQ(deaths_seen_.size(), 3u);
@@ -69,7 +69,7 @@ TEST_F(RabbitRetry, PermanentFailureIsParkedAtOnceWithItsReason) {
   Publish({R"({"payment_id":"P1","amount":5,"fail":"permanent"})"});
   auto broker = OpenQueue();
   ASSERT_NE(broker, nullptr);
-  auto pipeline = NewPipeline(broker.get());
+  auto pipeline = NewPipeline(&broker->source());
   ASSERT_TRUE(RunUntil(*pipeline, [&] { return pipeline->counters().parked == 1; }));
   EXPECT_EQ(pipeline->counters().retried, 0);
 
@@ -94,7 +94,7 @@ TEST_F(RabbitRetry, RetryableFailureIsParkedAfterTheLastAttempt) {
   PipelineOptions o = Options();
   o.retry.ladder_ms = {100, 150};
   o.retry.max_attempts = 3;
-  auto pipeline = PipelineWith(broker.get(), FlakyPay(1'000), o);
+  auto pipeline = PipelineWith(&broker->source(), FlakyPay(1'000), o);
   ASSERT_TRUE(RunUntil(*pipeline, [&] { return pipeline->counters().parked == 1; }));
 
   EXPECT_EQ(runs_, 3);
@@ -119,22 +119,22 @@ TEST_F(RabbitRetry, LongReleaseWaitsInAHoldQueue) {
   Publish({R"({"payment_id":"P1","amount":1})"});
   auto broker = OpenQueue("release_min_delay_ms=100");
   ASSERT_NE(broker, nullptr);
-  auto first = broker->Poll(10, 5'000);
+  auto first = broker->source().Poll(10, 5'000);
   ASSERT_TRUE(first.ok() && first->size() == 1u);
-  ASSERT_TRUE(broker->Settle({Settlement{&(*first)[0], Settlement::Kind::kRelease, 300, "in flight elsewhere"}}).ok());
+  ASSERT_TRUE(broker->source().Settle({Settlement{&(*first)[0], Settlement::Kind::kRelease, 300, "in flight elsewhere"}}).ok());
   std::vector<Message> again;
   const int64_t deadline_us = Env::Default()->MonotonicMicros() + 20'000'000;
   while (again.empty() && Env::Default()->MonotonicMicros() < deadline_us) {
-    auto got = broker->Poll(10, 200);
+    auto got = broker->source().Poll(10, 200);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     again = *got;
   }
   ASSERT_EQ(again.size(), 1u);
-  EXPECT_EQ(again[0].attempt, 1);
+  EXPECT_EQ(again[0].id, (*first)[0].id);
   EXPECT_EQ(again[0].topic, "pay");
   EXPECT_EQ(again[0].payload, (*first)[0].payload);
   EXPECT_NE(again[0].headers.at("x-death").find(queue_ + ".hold.1000"), std::string::npos);
-  ASSERT_TRUE(broker->Settle({Settlement{&again[0], Settlement::Kind::kAck, 0, ""}}).ok());
+  ASSERT_TRUE(broker->source().Settle({Settlement{&again[0], Settlement::Kind::kAck, 0, ""}}).ok());
 }
 
 }  // namespace

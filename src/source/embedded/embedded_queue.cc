@@ -2,7 +2,8 @@
 //
 // A row is ready when state = 0 and visible_at_ms <= now. Poll leases rows by
 // pushing visible_at_ms forward by the visibility timeout and stamping a random
-// lease token; the receipt is "row:token". Settling checks the token, so a
+// lease token; the receipt holds both (sequence = row id, generation = token).
+// Settling checks the token, so a
 // consumer whose lease ran out (and whose message went to someone else) cannot
 // move the message under the new holder's feet; its ack still deletes the row,
 // which is safe because the effect is committed and the guard absorbs the copy.
@@ -39,7 +40,7 @@ CREATE TABLE IF NOT EXISTS idem_queue (
   visible_at_ms   INTEGER NOT NULL,
   lease_token     INTEGER NOT NULL DEFAULT 0,   -- non-zero while leased to a consumer
   deliveries      INTEGER NOT NULL DEFAULT 0,
-  attempt         INTEGER NOT NULL DEFAULT 1,
+  attempt         INTEGER NOT NULL DEFAULT 1,   -- the record's attempt count at the last retry or park
   published_at_ms INTEGER NOT NULL,
   first_failed_ms INTEGER NOT NULL DEFAULT 0,
   last_failed_ms  INTEGER NOT NULL DEFAULT 0,
@@ -56,14 +57,6 @@ CREATE TABLE IF NOT EXISTS idem_queue_audit (
   detail      TEXT NOT NULL
 );
 )sql";
-
-bool ParseReceipt(const std::string& receipt, int64_t* row, int64_t* token) {
-  long long r = 0, t = 0;
-  if (std::sscanf(receipt.c_str(), "%lld:%lld", &r, &t) != 2) return false;
-  *row = r;
-  *token = t;
-  return true;
-}
 
 class EmbeddedQueueImpl final : public EmbeddedQueue {
  public:
@@ -111,7 +104,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
         "INSERT INTO idem_queue (msg_id, topic, key, headers, payload, state, visible_at_ms, attempt, "
         "published_at_ms, first_failed_ms, last_failed_ms, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         {id, m.topic, Blob{m.key}, HeadersToJson(m.headers), Blob{m.payload}, int64_t{state}, now + delay_ms,
-         int64_t{m.attempt < 1 ? 1 : m.attempt}, m.published_at_ms ? m.published_at_ms : now,
+         int64_t{0}, m.published_at_ms ? m.published_at_ms : now,
          state ? now : 0, state ? now : 0, reason});
     if (!n.ok()) return n.status();
     if (id_out) *id_out = id;
@@ -162,7 +155,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
     for (const Row& row : *rows) {
       Message m = MessageFromRow(row);
       m.received_at_ms = now;
-      m.receipt = std::to_string(AsInt(row[0])) + ":" + std::to_string(token);
+      m.receipt = Receipt{AsInt(row[0]), token};
       held_.insert(m.receipt);
       out.push_back(std::move(m));
     }
@@ -181,25 +174,25 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
   }
 
   Status SettleOne(const Settlement& s, int64_t now) {
-    int64_t row = 0, token = 0;
-    if (!s.message || !ParseReceipt(s.message->receipt, &row, &token))
+    if (!s.message || s.message->receipt.sequence <= 0 || s.message->receipt.partition != -1)
       return Status::InvalidArgument("settlement for a message this queue did not hand out");
+    const int64_t row = s.message->receipt.sequence, token = s.message->receipt.generation;
     switch (s.kind) {
       case Settlement::Kind::kAck:
         return db_->Exec("DELETE FROM idem_queue WHERE id = ? AND state = 0", {row}).status();
       case Settlement::Kind::kRetry:
         return db_
-            ->Exec("UPDATE idem_queue SET visible_at_ms = ?, lease_token = 0, attempt = attempt + 1, "
+            ->Exec("UPDATE idem_queue SET visible_at_ms = ?, lease_token = 0, attempt = ?, "
                    "first_failed_ms = CASE first_failed_ms WHEN 0 THEN ? ELSE first_failed_ms END, "
                    "last_failed_ms = ?, reason = ? WHERE id = ? AND lease_token = ?",
-                   {now + s.delay_ms, now, now, s.reason, row, token})
+                   {now + s.delay_ms, int64_t{s.attempts}, now, now, s.reason, row, token})
             .status();
       case Settlement::Kind::kPark:
         return db_
-            ->Exec("UPDATE idem_queue SET state = 1, lease_token = 0, "
+            ->Exec("UPDATE idem_queue SET state = 1, lease_token = 0, attempt = ?, "
                    "first_failed_ms = CASE first_failed_ms WHEN 0 THEN ? ELSE first_failed_ms END, "
                    "last_failed_ms = ?, reason = ? WHERE id = ? AND lease_token = ?",
-                   {now, now, s.reason, row, token})
+                   {int64_t{s.attempts}, now, now, s.reason, row, token})
             .status();
       case Settlement::Kind::kRelease:
         return db_
@@ -215,7 +208,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
     const int64_t now = env_->NowMs();
     IDEM_RETURN_IF_ERROR(db_->Begin());
     for (const Settlement& s : settlements) {
-      // Given back by AbandonDeliveries: the queue has it again, and even an ack
+      // Given back by Abandon: the queue has it again, and even an ack
       // (which does not check the lease) must not touch it.
       if (s.message && abandoned_.erase(s.message->receipt)) continue;
       Status st = SettleOne(s, now);
@@ -231,13 +224,12 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
     return st;
   }
 
-  Status AbandonDeliveries() override {
+  Status Abandon() override {
     if (held_.empty()) return Status::OK();
     const int64_t now = env_->NowMs();
     IDEM_RETURN_IF_ERROR(db_->Begin());
-    for (const std::string& receipt : held_) {
-      int64_t row = 0, token = 0;
-      if (!ParseReceipt(receipt, &row, &token)) continue;
+    for (const Receipt& receipt : held_) {
+      const int64_t row = receipt.sequence, token = receipt.generation;
       // Only while our lease stands: after it ran out someone else may hold the row.
       Status st = db_->Exec("UPDATE idem_queue SET visible_at_ms = ?, lease_token = 0 WHERE id = ? AND lease_token = ?",
                             {now, row, token})
@@ -283,7 +275,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
     return d;
   }
 
-  Result<std::vector<DeadLetter>> ListDead(size_t limit, int64_t after_id) override {
+  Result<std::vector<DeadLetter>> List(size_t limit, int64_t after_id) override {
     auto rows = db_->Query(std::string("SELECT ") + kMessageColumns +
                                ", reason, first_failed_ms, last_failed_ms FROM idem_queue "
                                "WHERE state = 1 AND id > ? ORDER BY id LIMIT ?",
@@ -294,7 +286,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
     return out;
   }
 
-  Result<std::optional<DeadLetter>> GetDead(int64_t id) override {
+  Result<std::optional<DeadLetter>> Get(int64_t id) override {
     auto rows = db_->Query(std::string("SELECT ") + kMessageColumns +
                                ", reason, first_failed_ms, last_failed_ms FROM idem_queue "
                                "WHERE state = 1 AND id = ?",
@@ -304,10 +296,10 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
     return std::optional<DeadLetter>(DeadFromRow((*rows)[0]));
   }
 
-  Result<int64_t> ReplayDead(const std::vector<int64_t>& ids, const std::string& actor) override {
+  Result<int64_t> Replay(const std::vector<int64_t>& ids, const std::string& actor) override {
     return ChangeDead(ids, actor, "replay");
   }
-  Result<int64_t> PurgeDead(const std::vector<int64_t>& ids, const std::string& actor) override {
+  Result<int64_t> Purge(const std::vector<int64_t>& ids, const std::string& actor) override {
     return ChangeDead(ids, actor, "purge");
   }
 
@@ -336,7 +328,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
       if (*audit == 0) continue;  // not a dead letter (any more)
       Result<int64_t> n = action == "replay"
                               ? db_->Exec("UPDATE idem_queue SET state = 0, visible_at_ms = ?, lease_token = 0, "
-                                          "attempt = 1, headers = json_set(headers, '$.\"x-idem-replay\"', ?) "
+                                          "attempt = 0, headers = json_set(headers, '$.\"x-idem-replay\"', ?) "
                                           "WHERE id = ? AND state = 1",
                                           {now, actor, id})
                               : db_->Exec("DELETE FROM idem_queue WHERE id = ? AND state = 1", {id});
@@ -352,8 +344,8 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
   EmbeddedQueueOptions opt_;
   Env* env_;
   std::string topics_json_;
-  std::set<std::string> held_;       // receipts handed out by Poll and not settled yet
-  std::set<std::string> abandoned_;  // receipts given back by AbandonDeliveries
+  std::set<Receipt> held_;       // receipts handed out by Poll and not settled yet
+  std::set<Receipt> abandoned_;  // receipts given back by Abandon
 };
 
 }  // namespace

@@ -37,12 +37,13 @@ class EmbeddedQueueTest : public ::testing::Test {
   }
 
   Status Settle(EmbeddedQueue& q, const Message& m, Settlement::Kind kind, int64_t delay = 0,
-                const std::string& reason = "") {
+                const std::string& reason = "", int attempts = 1) {
     Settlement s;
     s.message = &m;
     s.kind = kind;
     s.delay_ms = delay;
     s.reason = reason;
+    s.attempts = attempts;
     return q.Settle({s});
   }
 
@@ -125,7 +126,7 @@ TEST_F(EmbeddedQueueTest, AbandonedDeliveriesComeBackAtOnceAndLateSettlementsDoN
   ASSERT_TRUE(held.ok());
   ASSERT_EQ(held->size(), 2u);
   ASSERT_TRUE(Settle(*queue_, (*held)[0], Settlement::Kind::kAck).ok());
-  ASSERT_TRUE(queue_->AbandonDeliveries().ok());
+  ASSERT_TRUE(queue_->Abandon().ok());
   // No clock movement: the unacked one is ready again next to the untouched third.
   auto again = queue_->Poll(10, 0);
   ASSERT_TRUE(again.ok());
@@ -139,34 +140,38 @@ TEST_F(EmbeddedQueueTest, AbandonedDeliveriesComeBackAtOnceAndLateSettlementsDoN
   for (auto& m : *again) ASSERT_TRUE(Settle(*queue_, m, Settlement::Kind::kAck).ok());
   auto stats = queue_->Stats();
   EXPECT_EQ(stats->ready + stats->delayed + stats->in_flight, 0);
-  EXPECT_TRUE(queue_->AbandonDeliveries().ok()) << "nothing held: nothing to do";
+  EXPECT_TRUE(queue_->Abandon().ok()) << "nothing held: nothing to do";
 }
 
-TEST_F(EmbeddedQueueTest, DelayedPublishAndRetryIncrementAttempt) {
+TEST_F(EmbeddedQueueTest, DelayedPublishAndRetryWaitForTheirDelay) {
   ASSERT_TRUE(queue_->Publish(Msg("{}"), 5'000).ok());
   EXPECT_TRUE(Poll(*queue_).empty());
   EXPECT_EQ(queue_->Stats()->delayed, 1);
   env_.Advance(5'000);
   auto got = Poll(*queue_);
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].attempt, 1);
+  EXPECT_EQ(got[0].delivery_count, 1);
+  const std::string id = got[0].id;
   ASSERT_TRUE(Settle(*queue_, got[0], Settlement::Kind::kRetry, 30'000, "bank timeout").ok());
   env_.Advance(29'999);
   EXPECT_TRUE(Poll(*queue_).empty());
   env_.Advance(1);
   got = Poll(*queue_);
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].attempt, 2);
+  EXPECT_EQ(got[0].id, id) << "the retried message itself comes back";
+  EXPECT_EQ(got[0].delivery_count, 2);
 }
 
-TEST_F(EmbeddedQueueTest, ReleaseGivesBackWithoutCountingAnAttempt) {
+TEST_F(EmbeddedQueueTest, ReleaseGivesBackAfterItsDelay) {
   ASSERT_TRUE(queue_->Publish(Msg("{}")).ok());
   auto got = Poll(*queue_);
   ASSERT_TRUE(Settle(*queue_, got[0], Settlement::Kind::kRelease, 100).ok());
-  env_.Advance(100);
+  env_.Advance(99);
+  EXPECT_TRUE(Poll(*queue_).empty());
+  env_.Advance(1);
   got = Poll(*queue_);
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].attempt, 1);
+  EXPECT_TRUE(got[0].redelivered);
 }
 
 TEST_F(EmbeddedQueueTest, ParkedMessageKeepsBodyReasonAttemptsAndTimes) {
@@ -183,8 +188,8 @@ TEST_F(EmbeddedQueueTest, ParkedMessageKeepsBodyReasonAttemptsAndTimes) {
   env_.Advance(10);
   got = Poll(*queue_);
   ASSERT_EQ(got.size(), 1u);
-  ASSERT_TRUE(Settle(*queue_, got[0], Settlement::Kind::kPark, 0, "gave up").ok());
-  auto dead = queue_->ListDead(10);
+  ASSERT_TRUE(Settle(*queue_, got[0], Settlement::Kind::kPark, 0, "gave up", /*attempts=*/2).ok());
+  auto dead = queue_->List(10);
   ASSERT_TRUE(dead.ok());
   ASSERT_EQ(dead->size(), 1u);
   const DeadLetter& d = (*dead)[0];
@@ -193,7 +198,7 @@ TEST_F(EmbeddedQueueTest, ParkedMessageKeepsBodyReasonAttemptsAndTimes) {
   EXPECT_EQ(d.reason, "gave up");
   EXPECT_EQ(d.attempts, 2);
   EXPECT_EQ(d.last_failed_ms - d.first_failed_ms, 10);
-  auto one = queue_->GetDead(d.id);
+  auto one = queue_->Get(d.id);
   ASSERT_TRUE(one.ok() && one->has_value());
   EXPECT_EQ((*one)->reason, "gave up");
   EXPECT_TRUE(Poll(*queue_).empty()) << "dead letters are not delivered";
@@ -201,9 +206,9 @@ TEST_F(EmbeddedQueueTest, ParkedMessageKeepsBodyReasonAttemptsAndTimes) {
 
 TEST_F(EmbeddedQueueTest, ReplayMarksTheMessageAndAuditsTheActor) {
   ASSERT_TRUE(queue_->ParkRejected(Msg("{}"), "bad").ok());
-  auto dead = queue_->ListDead(10);
+  auto dead = queue_->List(10);
   ASSERT_EQ(dead->size(), 1u);
-  auto n = queue_->ReplayDead({(*dead)[0].id, 9999}, "alice");
+  auto n = queue_->Replay({(*dead)[0].id, 9999}, "alice");
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 1);
   auto got = Poll(*queue_);
@@ -228,7 +233,7 @@ TEST_F(EmbeddedQueueTest, PurgeDeletesOnlyDeadLetters) {
   ASSERT_TRUE(queue_->Publish(Msg("{}")).ok());
   ASSERT_TRUE(queue_->ParkRejected(Msg("{}"), "bad1").ok());
   ASSERT_TRUE(queue_->ParkRejected(Msg("{}"), "bad2").ok());
-  auto n = queue_->PurgeDead({}, "bob");
+  auto n = queue_->Purge({}, "bob");
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 2);
   EXPECT_EQ(queue_->Stats()->dead, 0);
@@ -260,7 +265,7 @@ TEST_F(EmbeddedQueueTest, PollWaitsThroughEnvAndBoundsTheBatch) {
 
 TEST_F(EmbeddedQueueTest, SettlingAForeignReceiptIsRefused) {
   Message m = Msg("{}");
-  m.receipt = "garbage";
+  m.receipt = Receipt{};  // never handed out
   EXPECT_FALSE(Settle(*queue_, m, Settlement::Kind::kAck).ok());
 }
 

@@ -30,7 +30,6 @@ Message MessageFromRow(const Row& row) {
   m.payload = AsText(row[5]);
   m.delivery_count = static_cast<int>(AsInt(row[6]));
   m.redelivered = m.delivery_count > 1;
-  m.attempt = static_cast<int>(AsInt(row[7]));
   m.published_at_ms = AsInt(row[8]);
   return m;
 }

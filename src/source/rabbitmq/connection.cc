@@ -43,6 +43,7 @@ Status Annotate(const Status& s, const std::string& note) {
     case Status::Code::kPermanent: return Status::Permanent(m);
     case Status::Code::kCorruption: return Status::Corruption(m);
     case Status::Code::kIOError: return Status::IOError(m);
+    case Status::Code::kNotSupported: return Status::NotSupported(m);
   }
   return Status::Unavailable(m);
 }

@@ -1,6 +1,6 @@
 // RabbitMqBroker::Poll: deliveries in. Each becomes a Message whose receipt
-// names this broker object, the consuming connection's generation and the
-// delivery tag, so a tag from a lost connection is never acked on a new one.
+// holds the delivery tag and the consuming connection's generation (offset per
+// broker object), so a tag from a lost connection is never acked on a new one.
 #include <amqp.h>
 #include <sys/time.h>
 
@@ -16,7 +16,7 @@ Result<std::vector<Message>> RabbitMqBroker::Poll(size_t max_messages, int64_t m
   if (!pending_.empty()) {
     // Finish the moves decided earlier before taking more work: while the
     // publisher is down, the pipeline then backs off instead of spinning.
-    std::vector<std::string> acks;
+    std::vector<Receipt> acks;
     Status moved = FinishMoves(&acks);
     Status acked = AckAndRequeue(acks, {});
     if (!moved.ok()) return moved;
@@ -24,7 +24,7 @@ Result<std::vector<Message>> RabbitMqBroker::Poll(size_t max_messages, int64_t m
   }
   IDEM_RETURN_IF_ERROR(EnsureConsumer());
   std::vector<Message> out;
-  std::vector<std::string> receipts;
+  std::vector<Receipt> receipts;
   const int64_t deadline = env_->NowMs() + max_wait_ms;
   Status lost;
   while (out.size() < max_messages) {
@@ -38,10 +38,11 @@ Result<std::vector<Message>> RabbitMqBroker::Poll(size_t max_messages, int64_t m
       d->filled = true;
       d->generation = consumer_.generation();
       const amqp_envelope_t& e = d->envelope;
-      std::string receipt =
-          instance_ + ":" + std::to_string(d->generation) + ":" + std::to_string(e.delivery_tag);
+      const Receipt receipt = ReceiptOf(*d);
       Message m = MessageFromAmqp(e.message.properties, e.message.body, BytesToString(e.routing_key),
-                                  "rmq-" + receipt, names_);
+                                  "rmq-" + instance_ + ":" + std::to_string(d->generation) + ":" +
+                                      std::to_string(e.delivery_tag),
+                                  names_);
       m.redelivered = e.redelivered != 0;
       const amqp_table_t& h = e.message.properties.headers;
       auto count = (e.message.properties._flags & AMQP_BASIC_HEADERS_FLAG) ? GetInt(h, "x-delivery-count")
@@ -82,7 +83,7 @@ Result<std::vector<Message>> RabbitMqBroker::Poll(size_t max_messages, int64_t m
   if (!lost.ok()) {
     // The broker takes back whatever it delivered on the lost connection; handing
     // these out would only produce work that cannot be acknowledged.
-    for (const std::string& receipt : receipts) in_flight_.erase(receipt);
+    for (const Receipt& receipt : receipts) in_flight_.erase(receipt);
     return lost;
   }
   return out;

@@ -47,7 +47,6 @@ Message MessageFromAmqp(const amqp_basic_properties_t& p, amqp_bytes_t body, con
   m.topic = GetString(h, kTopicHeader).value_or(routing_key);
   m.headers = HeadersAsText(h);
   m.payload = BytesToString(body);
-  m.attempt = AttemptOf(h, names);
   if (auto published = GetInt(h, kPublishedHeader)) m.published_at_ms = *published;
   else if ((p._flags & AMQP_BASIC_TIMESTAMP_FLAG) && p.timestamp <= kMaxTimestampS)
     m.published_at_ms = static_cast<int64_t>(p.timestamp) * 1000;  // beyond that: unknown, as without one
@@ -64,7 +63,6 @@ std::unique_ptr<Outgoing> FromMessage(const Message& m, const QueueNames& names,
   for (const auto& [k, v] : m.headers) o->headers.SetString(k, v);
   if (!m.key.empty()) o->headers.SetString(kKeyHeader, m.key);
   o->headers.SetInt(kPublishedHeader, m.published_at_ms ? m.published_at_ms : now_ms);
-  if (m.attempt > 1) o->headers.SetInt(kAttemptHeader, m.attempt);
   if (to_queue.empty()) {
     o->exchange = names.exchange;
     o->routing_key = m.topic;
@@ -75,11 +73,11 @@ std::unique_ptr<Outgoing> FromMessage(const Message& m, const QueueNames& names,
   return o;
 }
 
-void MakeRetryCopy(Outgoing& o, const Message& m, const std::string& queue, const std::string& reason,
+void MakeRetryCopy(Outgoing& o, const Message& m, const std::string& queue, const std::string& reason, int attempts,
                    int64_t now_ms) {
   Route(o, queue);
   o.headers.SetString(kTopicHeader, m.topic);
-  o.headers.SetInt(kAttemptHeader, m.attempt + 1);
+  o.headers.SetInt(kAttemptHeader, attempts);
   o.headers.SetString(kReasonHeader, reason);
   if (!m.headers.count(kFirstFailedHeader)) o.headers.SetInt(kFirstFailedHeader, now_ms);
   o.headers.SetInt(kLastFailedHeader, now_ms);
@@ -88,14 +86,13 @@ void MakeRetryCopy(Outgoing& o, const Message& m, const std::string& queue, cons
 void MakeHoldCopy(Outgoing& o, const Message& m, const std::string& queue) {
   Route(o, queue);
   o.headers.SetString(kTopicHeader, m.topic);
-  o.headers.SetInt(kAttemptHeader, m.attempt);
 }
 
-void MakeDeadCopy(Outgoing& o, const Message& m, const QueueNames& names, const std::string& reason,
+void MakeDeadCopy(Outgoing& o, const Message& m, const QueueNames& names, const std::string& reason, int attempts,
                   int64_t dead_id, int64_t now_ms) {
   Route(o, names.dead);
   o.headers.SetString(kTopicHeader, m.topic);
-  o.headers.SetInt(kAttemptHeader, m.attempt);
+  o.headers.SetInt(kAttemptHeader, attempts);
   o.headers.SetString(kReasonHeader, reason);
   if (!m.headers.count(kFirstFailedHeader)) o.headers.SetInt(kFirstFailedHeader, now_ms);
   o.headers.SetInt(kLastFailedHeader, now_ms);

@@ -26,13 +26,15 @@ inline constexpr const char* kReplayedAtHeader = "x-idem-replayed-at-ms";
 
 // A received message. `routing_key` is the delivery's; `fallback_id` names the
 // copy when the producer set no message-id. Does not set receipt/received_at_ms.
+// Carries no attempt count (AttemptOf is for the dead-letter console).
 Message MessageFromAmqp(const amqp_basic_properties_t& properties, amqp_bytes_t body,
                         const std::string& routing_key, const std::string& fallback_id, const QueueNames& names);
 
-// The attempt number: x-idem-attempt, cross-checked with the broker's x-death
-// count of passes through the wait queues. They disagree only if a copy lost a
-// header on the way (a third-party shovel, a manual move); the larger wins, so
-// such a message can be parked early but never loop forever.
+// The attempts shown with a dead letter: x-idem-attempt (the consumption
+// record's count, stamped by each retry and park), cross-checked with the
+// broker's x-death count of passes through the wait queues. They disagree only
+// if a copy lost a header on the way (a third-party shovel, a manual move); the
+// larger wins. At least 1. The pipeline never reads it: the record counts.
 int AttemptOf(const amqp_table_t& headers, const QueueNames& names);
 
 // A message to publish to exchange Q with routing key = topic (PublishBatch), or,
@@ -40,13 +42,15 @@ int AttemptOf(const amqp_table_t& headers, const QueueNames& names);
 std::unique_ptr<Outgoing> FromMessage(const Message& m, const QueueNames& names, const std::string& to_queue,
                                       int64_t now_ms);
 
-// The copy that goes to wait queue `queue` after a retryable failure: attempt + 1.
-void MakeRetryCopy(Outgoing& o, const Message& m, const std::string& queue, const std::string& reason,
+// The copy that goes to wait queue `queue` after a retryable failure, stamped
+// with the record's `attempts` so far.
+void MakeRetryCopy(Outgoing& o, const Message& m, const std::string& queue, const std::string& reason, int attempts,
                    int64_t now_ms);
-// The copy that goes to hold queue `queue`: the attempt does not change.
+// The copy that goes to hold queue `queue` (its headers unchanged).
 void MakeHoldCopy(Outgoing& o, const Message& m, const std::string& queue);
-// The copy that goes to the terminal queue, with its reason and dead-letter id.
-void MakeDeadCopy(Outgoing& o, const Message& m, const QueueNames& names, const std::string& reason,
+// The copy that goes to the terminal queue, with its reason, the record's
+// `attempts` and its dead-letter id.
+void MakeDeadCopy(Outgoing& o, const Message& m, const QueueNames& names, const std::string& reason, int attempts,
                   int64_t dead_id, int64_t now_ms);
 // The copy of a dead letter that goes back to the main queue: attempts start
 // again, the replay header names the actor, terminal bookkeeping and x-death are

@@ -19,7 +19,9 @@ RabbitMqBroker::RabbitMqBroker(const RabbitMqOptions& options, Env* env)
       ids_(env) {
   char buf[20];
   std::snprintf(buf, sizeof buf, "%016" PRIx64, env->Random64());
-  instance_ = buf;  // receipts from another broker object never match ours
+  instance_ = buf;
+  // Random high bits (kept positive), so receipts from another broker object never match ours.
+  receipt_base_ = static_cast<int64_t>(env->Random64() >> 33) << 32;
 }
 
 Status RabbitMqBroker::EnsurePublisher() {
@@ -105,7 +107,7 @@ Result<int64_t> RabbitMqBroker::ParkRejected(const Message& message, const std::
   if (m.id.empty()) m.id = NewMessageId();
   const int64_t id = ids_.Next();
   auto copy = FromMessage(m, names_, names_.dead, now);
-  MakeDeadCopy(*copy, m, names_, reason, id, now);
+  MakeDeadCopy(*copy, m, names_, reason, /*attempts=*/0, id, now);
   IDEM_RETURN_IF_ERROR(Publish({copy.get()}, {}));
   return id;
 }

@@ -45,39 +45,44 @@ struct Delivery {
 };
 
 struct PendingMove {
-  std::string receipt;  // of the original delivery
+  Receipt receipt;  // of the original delivery
   std::unique_ptr<Outgoing> copy;
   std::string delay_queue;  // wait/hold queue to declare first; empty for the terminal queue
   int64_t delay_ms = 0;
   uint64_t held_by = 0;  // ConfirmedPublisher generation holding it unconfirmed; 0 = not sent
 };
 
-class RabbitMqBroker final : public Broker {
+// One object is the broker and each of its parts: they share the two connections.
+class RabbitMqBroker final : public Broker, public Source, public Publisher, public DeadLetters {
  public:
   RabbitMqBroker(const RabbitMqOptions& options, Env* env);
 
   Status Open() { return EnsurePublisher(); }
 
-  Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
-  Status Settle(const std::vector<Settlement>& settlements) override;
-  Status AbandonDeliveries() override;
-  Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override;
-  Result<int64_t> ParkRejected(const Message& message, const std::string& reason) override;
+  Source& source() override { return *this; }
+  Publisher& publisher() override { return *this; }
+  DeadLetters* dead_letters() override { return this; }
   Result<QueueStats> Stats() override;
 
-  Result<std::vector<DeadLetter>> ListDead(size_t limit, int64_t after_id) override {
+  Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
+  Status Settle(const std::vector<Settlement>& settlements) override;
+  Status Abandon() override;
+  Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override;
+  Result<int64_t> ParkRejected(const Message& message, const std::string& reason) override;
+
+  Result<std::vector<DeadLetter>> List(size_t limit, int64_t after_id) override {
     IDEM_RETURN_IF_ERROR(EnsurePublisher());
     return Console().List(limit, after_id);
   }
-  Result<std::optional<DeadLetter>> GetDead(int64_t id) override {
+  Result<std::optional<DeadLetter>> Get(int64_t id) override {
     IDEM_RETURN_IF_ERROR(EnsurePublisher());
     return Console().Get(id);
   }
-  Result<int64_t> ReplayDead(const std::vector<int64_t>& ids, const std::string& actor) override {
+  Result<int64_t> Replay(const std::vector<int64_t>& ids, const std::string& actor) override {
     IDEM_RETURN_IF_ERROR(EnsurePublisher());
     return Console().Replay(ids, actor);
   }
-  Result<int64_t> PurgeDead(const std::vector<int64_t>& ids, const std::string& actor) override {
+  Result<int64_t> Purge(const std::vector<int64_t>& ids, const std::string& actor) override {
     IDEM_RETURN_IF_ERROR(EnsurePublisher());
     return Console().Purge(ids, actor);
   }
@@ -94,10 +99,15 @@ class RabbitMqBroker final : public Broker {
   Status Publish(const std::vector<Outgoing*>& batch, const std::vector<std::pair<std::string, int64_t>>& declare,
                  bool hold = false);
   bool IsStale(const Delivery& d) const { return d.generation != consumer_.generation() || !consumer_.is_open(); }
-  void QueueMove(const std::string& receipt, const Delivery& d, const Settlement& s, int64_t now);
+  // The receipt of a delivery: its tag, and its connection's generation offset by
+  // this object's own base, so a receipt from another broker object never matches ours.
+  Receipt ReceiptOf(const Delivery& d) const {
+    return Receipt{static_cast<int64_t>(d.envelope.delivery_tag), receipt_base_ + static_cast<int64_t>(d.generation)};
+  }
+  void QueueMove(const Receipt& receipt, const Delivery& d, const Settlement& s, int64_t now);
   // Publishes every pending move; appends the receipts to ack on success.
-  Status FinishMoves(std::vector<std::string>* acks);
-  Status AckAndRequeue(const std::vector<std::string>& acks, const std::vector<std::string>& requeues);
+  Status FinishMoves(std::vector<Receipt>* acks);
+  Status AckAndRequeue(const std::vector<Receipt>& acks, const std::vector<Receipt>& requeues);
   std::string NewMessageId();
 
   RabbitMqOptions opt_;
@@ -107,11 +117,12 @@ class RabbitMqBroker final : public Broker {
   AmqpConnection publisher_;
   ConfirmedPublisher confirms_;
   DeadLetterIds ids_;
-  std::string instance_;
+  std::string instance_;    // names this object in fallback message ids
+  int64_t receipt_base_ = 0;  // added to connection generations in receipts (ReceiptOf)
   std::set<std::string> declared_;  // delay queues declared on the current publishing connection
-  std::map<std::string, std::unique_ptr<Delivery>> in_flight_;  // by receipt
+  std::map<Receipt, std::unique_ptr<Delivery>> in_flight_;
   std::vector<PendingMove> pending_;
-  std::set<std::string> abandoned_;  // receipts given back by AbandonDeliveries, not settled since
+  std::set<Receipt> abandoned_;  // receipts given back by Abandon, not settled since
 };
 
 }  // namespace idem::rabbitmq

@@ -21,7 +21,7 @@
 
 namespace idem::rabbitmq {
 
-void RabbitMqBroker::QueueMove(const std::string& receipt, const Delivery& d, const Settlement& s, int64_t now) {
+void RabbitMqBroker::QueueMove(const Receipt& receipt, const Delivery& d, const Settlement& s, int64_t now) {
   PendingMove move;
   move.receipt = receipt;
   move.copy = Outgoing::CopyOf(d.envelope.message.properties, d.envelope.message.body);
@@ -30,7 +30,7 @@ void RabbitMqBroker::QueueMove(const std::string& receipt, const Delivery& d, co
     case Settlement::Kind::kRetry:
       move.delay_ms = std::max<int64_t>(s.delay_ms, 0);
       move.delay_queue = names_.Wait(move.delay_ms);
-      MakeRetryCopy(*move.copy, m, move.delay_queue, s.reason, now);
+      MakeRetryCopy(*move.copy, m, move.delay_queue, s.reason, s.attempts, now);
       break;
     case Settlement::Kind::kRelease:
       move.delay_ms = HoldStepMs(s.delay_ms);
@@ -38,7 +38,7 @@ void RabbitMqBroker::QueueMove(const std::string& receipt, const Delivery& d, co
       MakeHoldCopy(*move.copy, m, move.delay_queue);
       break;
     default:
-      MakeDeadCopy(*move.copy, m, names_, s.reason, ids_.Next(), now);
+      MakeDeadCopy(*move.copy, m, names_, s.reason, s.attempts, ids_.Next(), now);
       break;
   }
   pending_.push_back(std::move(move));
@@ -47,9 +47,9 @@ void RabbitMqBroker::QueueMove(const std::string& receipt, const Delivery& d, co
 Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
   // Resolve every receipt first, so a foreign one fails the call before anything moves.
   std::vector<Delivery*> deliveries;
-  std::set<std::string> moving;
+  std::set<Receipt> moving;
   for (const PendingMove& p : pending_) moving.insert(p.receipt);
-  // Given back by AbandonDeliveries: RabbitMQ has them again; nothing to do.
+  // Given back by Abandon: RabbitMQ has them again; nothing to do.
   std::vector<Settlement> kept;
   for (const Settlement& s : settlements)
     if (!(s.message && abandoned_.erase(s.message->receipt))) kept.push_back(s);
@@ -61,10 +61,10 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
     deliveries.push_back(it->second.get());
   }
   const int64_t now = env_->NowMs();
-  std::vector<std::string> acks, requeues, forget;
+  std::vector<Receipt> acks, requeues, forget;
   for (size_t i = 0; i < settlements.size(); ++i) {
     const Settlement& s = settlements[i];
-    const std::string& receipt = s.message->receipt;
+    const Receipt& receipt = s.message->receipt;
     const Delivery& d = *deliveries[i];
     // A stale delivery came on a connection that is gone: RabbitMQ has already
     // put it back and will deliver it again, and the pipeline decides again then
@@ -90,11 +90,11 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
         break;
     }
   }
-  for (const std::string& receipt : forget) in_flight_.erase(receipt);
+  for (const Receipt& receipt : forget) in_flight_.erase(receipt);
   // Plain acks first: they need nothing from the publisher, which may be
   // blocked; then the moves, and the acks of the originals they confirmed.
   Status acked = AckAndRequeue(acks, requeues);
-  std::vector<std::string> moved;
+  std::vector<Receipt> moved;
   Status moves = FinishMoves(&moved);
   Status acked_moved = AckAndRequeue(moved, {});
   if (!moves.ok()) return moves;
@@ -107,7 +107,7 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
   return Status::OK();
 }
 
-Status RabbitMqBroker::AbandonDeliveries() {
+Status RabbitMqBroker::Abandon() {
   // Closing the consuming connection is RabbitMQ's way of taking deliveries
   // back: it requeues every unacked one, marked redelivered. Moves not yet
   // confirmed are dropped with their originals; a copy the broker had already
@@ -119,7 +119,7 @@ Status RabbitMqBroker::AbandonDeliveries() {
   return Status::OK();
 }
 
-Status RabbitMqBroker::FinishMoves(std::vector<std::string>* acks) {
+Status RabbitMqBroker::FinishMoves(std::vector<Receipt>* acks) {
   // A move whose original went stale meanwhile is dropped: the broker delivers
   // the original again (see Settle).
   std::erase_if(pending_, [&](const PendingMove& p) {
@@ -161,11 +161,11 @@ Status RabbitMqBroker::FinishMoves(std::vector<std::string>* acks) {
   return Status::OK();
 }
 
-Status RabbitMqBroker::AckAndRequeue(const std::vector<std::string>& acks, const std::vector<std::string>& requeues) {
+Status RabbitMqBroker::AckAndRequeue(const std::vector<Receipt>& acks, const std::vector<Receipt>& requeues) {
   if (acks.empty() && requeues.empty()) return Status::OK();
   auto forget_all = [&] {
-    for (const std::string& r : acks) in_flight_.erase(r);
-    for (const std::string& r : requeues) in_flight_.erase(r);
+    for (const Receipt& r : acks) in_flight_.erase(r);
+    for (const Receipt& r : requeues) in_flight_.erase(r);
   };
   if (!consumer_.is_open()) {
     forget_all();
@@ -175,7 +175,7 @@ Status RabbitMqBroker::AckAndRequeue(const std::vector<std::string>& acks, const
   }
   const uint64_t gen = consumer_.generation();
   std::vector<uint64_t> tags, outstanding;
-  for (const std::string& r : acks) tags.push_back(in_flight_.at(r)->envelope.delivery_tag);
+  for (const Receipt& r : acks) tags.push_back(in_flight_.at(r)->envelope.delivery_tag);
   for (const auto& [receipt, d] : in_flight_)
     if (d->generation == gen) outstanding.push_back(d->envelope.delivery_tag);
   std::sort(tags.begin(), tags.end());
@@ -193,7 +193,7 @@ Status RabbitMqBroker::AckAndRequeue(const std::vector<std::string>& acks, const
   }
   for (size_t i = prefix; i < tags.size() && s.ok(); ++i)
     s = consumer_.CheckStatus(amqp_basic_ack(consumer_.raw(), kChannel, tags[i], 0), "acknowledging a message");
-  for (const std::string& r : requeues) {
+  for (const Receipt& r : requeues) {
     if (!s.ok()) break;
     s = consumer_.CheckStatus(
         amqp_basic_nack(consumer_.raw(), kChannel, in_flight_.at(r)->envelope.delivery_tag, 0, /*requeue=*/1),
