@@ -116,15 +116,17 @@ TEST_F(MyStoreTest, BadUrlsSayWhatToWrite) {
 }
 
 TEST_F(MyStoreTest, ValuesMapToTheirMysqlTypesAndBack) {
-  ASSERT_TRUE(store_->ExecScript("CREATE TABLE v (b BLOB, t TEXT, n DECIMAL(20,2), i INT, d DOUBLE)").ok());
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE v (b BLOB, t TEXT, n DECIMAL(20,2), i INT, d DOUBLE, at DATETIME)")
+                  .ok());
   auto tx = store_->Begin();
   ASSERT_TRUE(tx.ok());
   const std::string bytes("\0\x01\xff'\\", 5);
   const std::string long_text(100'000 / 2, 'x');
-  ASSERT_TRUE((*tx)->Exec("INSERT INTO v VALUES (?, ?, ?, ?, ?)",
-                          {Blob{bytes}, long_text.substr(0, 60'000), 12.5, int64_t{7}, nullptr})
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO v VALUES (?, ?, ?, ?, ?, ?)",
+                          {Blob{bytes}, long_text.substr(0, 60'000), 12.5, int64_t{7}, nullptr,
+                           std::string("2026-12-01 10:00:01")})
                   .ok());
-  auto rows = (*tx)->Query("SELECT b, t, n, i, SUM(i), d FROM v GROUP BY b, t, n, i, d", {});
+  auto rows = (*tx)->Query("SELECT b, t, n, i, SUM(i), d, at FROM v GROUP BY b, t, n, i, d, at", {});
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   const Row& r = (*rows)[0];
   ASSERT_TRUE(std::holds_alternative<Blob>(r[0]));
@@ -134,6 +136,22 @@ TEST_F(MyStoreTest, ValuesMapToTheirMysqlTypesAndBack) {
   EXPECT_EQ(std::get<int64_t>(r[3]), 7);
   EXPECT_EQ(std::get<int64_t>(r[4]), 7) << "integral DECIMAL (SUM of integers) reads as an integer";
   EXPECT_TRUE(IsNull(r[5]));
+  EXPECT_EQ(AsText(r[6]), "2026-12-01 10:00:01") << "dates read as text";
+}
+
+TEST_F(MyStoreTest, MisuseIsReportedNotSentToTheServer) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE m (v INT)").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO m VALUES (1)", {}).ok());
+  auto count = (*tx)->Query("SELECT ?, ?", {int64_t{1}});
+  EXPECT_EQ(count.status().code(), Status::Code::kInvalidArgument) << count.status().ToString();
+  EXPECT_NE(count.status().message().find("2 placeholders but 1 values"), std::string::npos);
+  // A second START TRANSACTION on the connection would commit the first one.
+  auto second = store_->Begin();
+  EXPECT_FALSE(second.ok()) << "one connection holds one transaction at a time";
+  (*tx)->Rollback();
+  EXPECT_EQ(Count("SELECT COUNT(*) FROM m"), 0) << "the first transaction was not committed behind its back";
 }
 
 TEST_F(MyStoreTest, AValueThatDoesNotFitIsAnErrorNotAWarning) {

@@ -60,6 +60,7 @@ Status Conn::Connect() {
   CloseStatements();
   if (mysql_) mysql_close(mysql_);
   healthy_ = false;
+  open_tx_ = 0;  // a new session has no transaction
   mysql_ = mysql_init(nullptr);
   if (!mysql_) return Status::Unavailable("the MySQL client library is out of memory");
   const unsigned timeout = static_cast<unsigned>(

@@ -44,6 +44,17 @@ class Conn {
   // "Level Code Message" lines of SHOW WARNINGS, for an error message.
   std::string Warnings();
 
+  // The transaction open on this session, as the store's transactions report
+  // it (the client library's own flag is stale after an error, such as the
+  // deadlock that ended a transaction). 0: none. START TRANSACTION would
+  // silently commit an open one, so Begin checks this first.
+  uint64_t OpenTransaction() const { return open_tx_; }
+  uint64_t TransactionStarted() { return open_tx_ = ++last_tx_; }
+  // Called once transaction `id` is over (committed, rolled back, or ended by
+  // the server); a later transaction's id is left alone.
+  void TransactionEnded(uint64_t id) {
+    if (open_tx_ == id) open_tx_ = 0;
+  }
   // False once a statement found the connection lost; Reconnect() restores it.
   bool Healthy() const { return healthy_; }
   // Re-opens the connection, pausing with back-off between attempts.
@@ -66,6 +77,8 @@ class Conn {
   MYSQL* mysql_ = nullptr;
   bool healthy_ = false;
   std::unordered_map<std::string, MYSQL_STMT*> statements_;
+  uint64_t open_tx_ = 0;
+  uint64_t last_tx_ = 0;
 };
 
 }  // namespace idem::mysql

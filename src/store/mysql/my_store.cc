@@ -35,6 +35,10 @@ class MyStore final : public Store {
 
   Result<std::unique_ptr<StoreTx>> Begin() override {
     IDEM_RETURN_IF_ERROR(EnsureConnected());
+    // START TRANSACTION would commit an unfinished one without a word.
+    if (conn_->OpenTransaction() != 0)
+      return Status::InvalidArgument(
+          "a transaction is already open on this store's connection: finish it first (use one Store per thread)");
     Status s = conn_->Command("START TRANSACTION");
     if (!s.ok() && !conn_->Healthy()) {
       // The server went away since the last use (a restart, a KILL); nothing
@@ -43,7 +47,7 @@ class MyStore final : public Store {
       s = conn_->Command("START TRANSACTION");
     }
     IDEM_RETURN_IF_ERROR(s);
-    return mysql::NewTx(conn_.get());
+    return mysql::NewTx(conn_.get(), conn_->TransactionStarted());
   }
 
   Result<std::optional<Record>> ReadRecord(std::string_view group, std::string_view key) override {

@@ -16,7 +16,7 @@ constexpr int kClaimPasses = 3;
 
 class Tx final : public StoreTx {
  public:
-  explicit Tx(Conn* conn) : conn_(conn) {}
+  Tx(Conn* conn, uint64_t id) : conn_(conn), id_(id) {}
   ~Tx() override { Rollback(); }
 
   Result<int64_t> Exec(std::string_view sql, const std::vector<Value>& params) override {
@@ -55,6 +55,7 @@ class Tx final : public StoreTx {
     IDEM_RETURN_IF_ERROR(CheckUsable());
     done_ = true;
     Status s = conn_->Command("COMMIT");
+    conn_->TransactionEnded(id_);
     // The COMMIT may have been applied before the answer was lost (2013) or
     // may never have arrived (2006): only the records can tell.
     if (s.code() == Status::Code::kUnavailable)
@@ -67,6 +68,7 @@ class Tx final : public StoreTx {
     if (done_) return;
     done_ = true;
     if (broken_.ok() && conn_->Healthy()) (void)conn_->Command("ROLLBACK");
+    conn_->TransactionEnded(id_);
   }
 
  private:
@@ -78,8 +80,9 @@ class Tx final : public StoreTx {
     return broken_;
   }
   void NoteFailure(const Status& s) {
-    if (s.IsTransactionConflict() || s.code() == Status::Code::kUnavailable)
-      broken_ = s.IsTransactionConflict()
+    if (!s.IsTransactionConflict() && s.code() != Status::Code::kUnavailable) return;
+    conn_->TransactionEnded(id_);  // the server ended it
+    broken_ = s.IsTransactionConflict()
                     ? Status::TransactionConflict("the transaction was rolled back by the server after: " +
                                                   s.message())
                     : Status::Unavailable("the transaction was lost with its connection: " + s.message());
@@ -98,6 +101,7 @@ class Tx final : public StoreTx {
   }
 
   Conn* conn_;
+  uint64_t id_;
   bool done_ = false;
   Status broken_;
 };
@@ -168,6 +172,6 @@ Status Tx::Complete(std::string_view group, std::span<const Completion> completi
 
 }  // namespace
 
-std::unique_ptr<StoreTx> NewTx(Conn* conn) { return std::make_unique<Tx>(conn); }
+std::unique_ptr<StoreTx> NewTx(Conn* conn, uint64_t id) { return std::make_unique<Tx>(conn, id); }
 
 }  // namespace idem::mysql

@@ -10,7 +10,8 @@
 
 namespace idem::mysql {
 
-// REQUIRES: `conn` has just run START TRANSACTION and outlives the transaction.
-std::unique_ptr<StoreTx> NewTx(Conn* conn);
+// REQUIRES: `conn` has just run START TRANSACTION (transaction `id`) and
+// outlives the transaction.
+std::unique_ptr<StoreTx> NewTx(Conn* conn, uint64_t id);
 
 }  // namespace idem::mysql
