@@ -20,5 +20,8 @@ void AddDlqCommand(CLI::App& app);
 void AddSimCommand(CLI::App& app);
 void AddDemoCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
+void AddReconcileCommand(CLI::App& app);
+void AddRunCommand(CLI::App& app);
+void AddRecordsCommand(CLI::App& app);
 
 }  // namespace idem::cli

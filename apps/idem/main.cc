@@ -19,7 +19,7 @@ constexpr const char* kFooter =
     "With --json, ids (dead-letter ids, message ids) are JSON strings: RabbitMQ's exceed 2^53.";
 
 void SetFooterEverywhere(CLI::App* app) {
-  app->footer(kFooter);
+  if (app->get_footer().empty()) app->footer(kFooter);  // reconcile documents its own exit codes
   for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) SetFooterEverywhere(sub);
 }
 
@@ -38,6 +38,9 @@ int Run(int argc, char** argv) {
   idem::cli::AddDemoCommand(app);
   idem::cli::AddSimCommand(app);
   idem::cli::AddBenchCommand(app);
+  idem::cli::AddReconcileCommand(app);
+  idem::cli::AddRunCommand(app);
+  idem::cli::AddRecordsCommand(app);
   SetFooterEverywhere(&app);
   // CLI11 would answer an unknown command with "A subcommand is required".
   const std::string first = argc > 1 ? argv[1] : "";
@@ -57,7 +60,7 @@ int Run(int argc, char** argv) {
     return printed == 0 ? 0 : 2;
   } catch (const idem::cli::CliError& e) {
     std::cerr << "idem: " << e.what() << "\n";
-    return e.exit_code == 2 ? 2 : 1;
+    return e.exit_code;  // 1 or 2; reconcile adds 3 and 4 (its --help)
   }
   return 0;
 }

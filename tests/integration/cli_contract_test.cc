@@ -113,6 +113,7 @@ TEST(CliContract, OutOfRangeNumbersAreUsageErrorsThatNameTheRange) {
       {{"bench", "--soak-messages", "-1"}, "--soak-messages", "from 0 to"},
       {{"bench", "--duplicates", "1"}, "--duplicates", "at least 0 and below 1"},
       {{"bench", "--micro-min-time", "1e9"}, "--micro-min-time", "at most 60"},
+      {{"reconcile", "--amount-decimals", "10"}, "--amount-decimals", "from 0 to 9"},
   };
   for (const Case& c : cases) {
     ProcessResult r = Idem(c.args);

@@ -1,0 +1,90 @@
+// What reconciliation finds in a ledger, computed from the entries alone (and a
+// bank statement when given) — no database access, so every rule is unit-tested.
+//
+//   duplicate   one business key applied more than once with the same account
+//               and amount: every copy after the first is to be reversed.
+//   conflict    one business key with entries that differ (account or amount),
+//               or a reversal with no copy to reverse: a person must look.
+//   mismatch    against the statement, per business key (the first key
+//               column): missing in the ledger, missing at the bank, or the
+//               amounts differ. Duplicates count once here; they are reported
+//               (and reversed) as duplicates. With a period, only the keys
+//               whose first entry lies in it are compared.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ops/reconcile/ledger_spec.h"
+#include "ops/reconcile/period.h"
+#include "ops/reconcile/statement_csv.h"
+
+namespace idem::reconcile {
+
+struct LedgerEntry {
+  std::vector<std::string> key;  // one value per key column
+  int64_t amount = 0;
+  std::string account;
+  int64_t time_ms = 0;  // 0 without a time column
+};
+
+// The state of one extra copy (the 2nd, 3rd, … application of a key).
+enum class CopyState {
+  kOpen,            // not reversed; --apply reverses it
+  kReversedBefore,  // its reversal entry is already in the ledger
+  kReversedNow,     // reversed by this run
+  kHeld,            // the bank statement shows this charge too: not a ledger error, not reversed
+};
+const char* CopyStateName(CopyState s);  // "open", "reversed_before", "reversed_now", "held"
+
+struct ExtraCopy {
+  int ordinal = 2;           // 2 for the second application
+  std::string reversal_key;  // the reversal's first key column: P20260928001:reversal:2
+  CopyState state = CopyState::kOpen;
+};
+
+struct Duplicate {
+  std::vector<std::string> key;
+  std::string account;
+  int64_t amount = 0;             // of each copy
+  std::vector<int64_t> times_ms;  // of each copy, oldest first (empty without a time column)
+  int bank_movements = -1;        // how often the statement lists the key; -1 without a statement
+  std::vector<ExtraCopy> extra;   // ordinal 2 .. copies
+  int copies() const { return static_cast<int>(extra.size()) + 1; }
+};
+
+struct Conflict {
+  std::vector<std::string> key;
+  std::string what;  // a sentence for the report
+};
+
+enum class MismatchKind { kMissingInLedger, kMissingAtBank, kAmountDiffers };
+const char* MismatchKindName(MismatchKind k);  // "missing_in_ledger", "missing_at_bank", "amount_differs"
+
+struct Mismatch {
+  MismatchKind kind = MismatchKind::kAmountDiffers;
+  std::string key;                // the first key column's value
+  std::optional<int64_t> ledger;  // the ledger's net amount, in the bank's sign
+  std::optional<int64_t> bank;    // the statement's total for the key
+  std::string bank_time;          // of the statement's first row for the key
+};
+
+struct Findings {
+  std::vector<Duplicate> duplicates;
+  std::vector<Conflict> conflicts;
+  std::vector<Mismatch> mismatches;
+  int64_t entries = 0;    // ledger entries inside the filter (reversals included)
+  int64_t reversals = 0;  // of them, reversal entries
+};
+
+// `entries` in any order. `statement` null when there is none; only keys whose
+// first entry lies in `period` are compared with it.
+Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries, const std::vector<StatementRow>* statement,
+                 const Period& period = {});
+
+// "P20260928001/PAY_DEDUCT": a key for people.
+std::string KeyText(const std::vector<std::string>& key);
+
+}  // namespace idem::reconcile
