@@ -134,7 +134,10 @@ void Run(const DemoArgs& a) {
   summary.seed = a.seed;
   summary.messages = a.messages;
   if (folder.kept()) summary.kept_in = folder.path();
-  const std::string store = a.store_url.empty() ? "a real SQLite store" : "PostgreSQL (" + RedactUrl(a.store_url) + ")";
+  const bool mysql = a.store_url.rfind("mysql://", 0) == 0 || a.store_url.rfind("mariadb://", 0) == 0;
+  const std::string store = a.store_url.empty()
+                                ? "a real SQLite store"
+                                : std::string(mysql ? "MySQL/MariaDB (" : "PostgreSQL (") + RedactUrl(a.store_url) + ")";
   const std::string filter = a.redis_url.empty() ? "" : " with the Redis fast filter (idem runs)";
   const std::string queue =
       a.broker.empty() ? "the embedded queue"
@@ -227,8 +230,10 @@ void AddDemoCommand(CLI::App& app) {
   cmd->add_option("--keep", args->keep, "Keep the databases in this folder (one sub-folder per scenario and mode)");
   cmd->add_option("--only", args->only, "Run only these scenarios, e.g. --only 001,A3")->delimiter(',');
   cmd->add_option("--store-url", args->store_url,
-                  "Run the store on PostgreSQL instead of SQLite, e.g. postgresql://idem@127.0.0.1:5432/idem\n"
-                  "(each run gets its own schema idem_demo_<scenario>_<mode>, dropped and re-created)");
+                  "Run the store on PostgreSQL or MySQL/MariaDB instead of SQLite, e.g.\n"
+                  "postgresql://idem@127.0.0.1:5432/idem or mysql://idem:PASSWORD@127.0.0.1:3306/idem\n"
+                  "(each run gets its own schema idem_demo_<scenario>_<mode> — on MySQL its own database —,\n"
+                  "dropped and re-created)");
   cmd->add_option("--redis-url", args->redis_url,
                   "Put the Redis fast filter in front of the guard for the idem runs, e.g. redis://127.0.0.1:6379");
   cmd->add_option("--broker", args->broker,
