@@ -1,6 +1,7 @@
 // The Kafka adapter behind idem::Broker: the receipt format, settlement and
 // the wiring of the parts (GroupConsumer, ConfirmedProducer, moves, console).
 #include <algorithm>
+#include <set>
 
 #include "idem/kafka.h"
 #include "source/kafka/client_config.h"
@@ -78,6 +79,13 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
   }
 
   Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override {
+    auto out = PollRecords(max_messages, max_wait_ms);
+    if (out.ok())
+      for (const Message& m : *out) handed_out_.insert(m.receipt);
+    return out;
+  }
+
+  Result<std::vector<Message>> PollRecords(size_t max_messages, int64_t max_wait_ms) {
     std::vector<Message> out;
     if (max_messages == 0) return out;
     if (!consumer_) {
@@ -110,7 +118,18 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
   }
 
   Status Settle(const std::vector<Settlement>& settlements) override {
-    if (!consumer_) return Status::OK();  // nothing was handed out by this broker
+    // Receipts are this object's own: one it did not hand out, or has settled
+    // already, is refused with the whole call (another client's receipt must
+    // not commit past what that client holds).
+    for (const Settlement& s : settlements) {
+      if (!s.message || (!handed_out_.count(s.message->receipt) && !given_back_.count(s.message->receipt)))
+        return Status::InvalidArgument(
+            "Kafka: settling a message this consumer did not hand out, or has settled already");
+    }
+    if (!consumer_) {  // everything was given back with Abandon: late settlements do nothing
+      for (const Settlement& s : settlements) given_back_.erase(s.message->receipt);
+      return Status::OK();
+    }
     struct Pending {
       PartitionKey partition;
       Receipt receipt;
@@ -126,7 +145,10 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
       const PartitionKey key = KeyOf(consumed_, r);
       // A stale generation: the partition moved to another member or was
       // abandoned; its new holder settles the copy it got.
-      if (!consumer_->IsCurrent(key, r.generation)) continue;
+      if (given_back_.erase(r) || !consumer_->IsCurrent(key, r.generation)) {
+        handed_out_.erase(r);
+        continue;
+      }
       Origin origin{options_.topics[MainOf(static_cast<size_t>(r.stream))], key.topic, r.partition, r.sequence,
                     options_.group};
       switch (s.kind) {
@@ -146,6 +168,7 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
           // The offset stays unsettled (nothing is committed past it) and this
           // member hands the message out again after the delay.
           released_.push_back({*s.message, now + std::max<int64_t>(0, s.delay_ms), key});
+          handed_out_.erase(r);  // until Poll hands it out again
           break;
       }
     }
@@ -156,7 +179,10 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
       result = producer_->ProduceAll(moves);
       if (result.ok()) settle.insert(settle.end(), moved.begin(), moved.end());
     }
-    for (const Pending& p : settle) consumer_->Settle(p.partition, p.receipt.sequence, p.receipt.generation);
+    for (const Pending& p : settle) {
+      consumer_->Settle(p.partition, p.receipt.sequence, p.receipt.generation);
+      handed_out_.erase(p.receipt);
+    }
     consumer_->CommitIfDue();
     return result;
   }
@@ -195,6 +221,9 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
   // broker included once its next Poll rejoins. Late settlements of the
   // abandoned copies carry an old generation and do nothing.
   Status Abandon() override {
+    given_back_.insert(handed_out_.begin(), handed_out_.end());
+    handed_out_.clear();
+    for (const Released& r : released_) given_back_.insert(r.message.receipt);
     released_.clear();
     consumer_.reset();
     return Status::OK();
@@ -310,6 +339,8 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
   kafka::MemberHistory history_;
   std::unique_ptr<GroupConsumer> consumer_;  // joins the group on the first Poll (again after an abandon)
   std::vector<Released> released_;
+  std::set<Receipt> handed_out_;  // handed out by Poll, not settled yet
+  std::set<Receipt> given_back_;  // handed out, then given back by Abandon: settling them does nothing
 };
 
 }  // namespace
