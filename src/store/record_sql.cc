@@ -26,7 +26,8 @@ std::string SchemaDdl(Dialect dialect) {
          "  result_summary TEXT NOT NULL DEFAULT '',\n"
          "  PRIMARY KEY (consumer_group, key)\n"
          ")" + table_options + ";\n"
-         "CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);\n";
+         "CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);\n" +
+         OutboxDdl(dialect);
 }
 
 Status CheckSchemaVersion(SqlTx& tx) {
@@ -37,6 +38,33 @@ Status CheckSchemaVersion(SqlTx& tx) {
     return Status::Permanent("the store was written by a newer idem (schema version " +
                              std::to_string(AsInt((*rows)[0][0])) + "); upgrade idem to open it");
   return Status::OK();
+}
+
+// ---- The transactional outbox ----
+
+std::string OutboxDdl(Dialect dialect) {
+  const bool pg = dialect == Dialect::kPostgres;
+  // The id orders rows as they were emitted (the relay publishes in that order);
+  // message_id is the stable id a row keeps across every publish attempt.
+  const std::string id = pg ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT";
+  const std::string key = pg ? R"(TEXT COLLATE "C")" : "TEXT";
+  const std::string ms = pg ? "BIGINT" : "INTEGER";
+  const std::string bytes = pg ? "BYTEA" : "BLOB";  // payloads are kept byte-exact
+  return "CREATE TABLE IF NOT EXISTS idem_outbox (\n"
+         "  id         " + id + ",\n"
+         "  message_id " + key + " NOT NULL UNIQUE,\n"
+         "  topic      TEXT NOT NULL,\n"
+         "  msg_key    " + key + " NOT NULL,\n"
+         "  headers    TEXT NOT NULL DEFAULT '{}',\n"
+         "  payload    " + bytes + " NOT NULL,\n"
+         "  state      TEXT NOT NULL DEFAULT 'PENDING' CHECK (state IN ('PENDING','SENT','DEAD')),\n"
+         "  attempts   INTEGER NOT NULL DEFAULT 0,\n"
+         "  due_ms     " + ms + " NOT NULL,\n"
+         "  created_ms " + ms + " NOT NULL,\n"
+         "  sent_ms    " + ms + " NOT NULL DEFAULT 0,\n"
+         "  last_error TEXT NOT NULL DEFAULT ''\n"
+         ");\n"
+         "CREATE INDEX IF NOT EXISTS idem_outbox_due ON idem_outbox (state, due_ms);\n";
 }
 
 }  // namespace idem::record_sql

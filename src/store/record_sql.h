@@ -26,4 +26,11 @@ std::string SchemaDdl(Dialect dialect);
 // refuses (Permanent) one written by a newer idem.
 Status CheckSchemaVersion(SqlTx& tx);
 
+// ---- The transactional outbox (docs/outbox.md) ----
+// idem_outbox holds the messages handlers emit (HandlerContext::Emit) until the
+// relay has them confirmed by the broker: PENDING rows are due at due_ms; SENT
+// rows wait for cleanup; DEAD rows failed max_attempts times. Created with the
+// record table (SchemaDdl), so every store has it.
+std::string OutboxDdl(Dialect dialect);
+
 }  // namespace idem::record_sql
