@@ -21,6 +21,8 @@ void AddSimCommand(CLI::App& app);
 void AddDemoCommand(CLI::App& app);
 void AddBenchCommand(CLI::App& app);
 void AddReconcileCommand(CLI::App& app);
+void AddRunCommand(CLI::App& app);
+void AddRecordsCommand(CLI::App& app);
 void AddOutboxCommand(CLI::App& app);
 
 }  // namespace idem::cli

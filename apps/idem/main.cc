@@ -39,6 +39,8 @@ int Run(int argc, char** argv) {
   idem::cli::AddSimCommand(app);
   idem::cli::AddBenchCommand(app);
   idem::cli::AddReconcileCommand(app);
+  idem::cli::AddRunCommand(app);
+  idem::cli::AddRecordsCommand(app);
   idem::cli::AddOutboxCommand(app);
   SetFooterEverywhere(&app);
   // CLI11 would answer an unknown command with "A subcommand is required".

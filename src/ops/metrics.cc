@@ -1,0 +1,133 @@
+#include "ops/metrics.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+namespace idem::ops {
+
+using prometheus::Histogram;
+
+struct ServiceMetrics::Families {
+  prometheus::Family<prometheus::Counter>* messages;
+  prometheus::Family<prometheus::Histogram>* handler_seconds;
+  prometheus::Family<prometheus::Histogram>* batch_seconds;
+  prometheus::Family<prometheus::Histogram>* batch_size;
+  prometheus::Family<prometheus::Counter>* batch_failures;
+  prometheus::Gauge* dead_letters;
+  prometheus::Gauge* dead_letter_age;
+  prometheus::Family<prometheus::Gauge>* filter_degraded;
+  prometheus::Family<prometheus::Gauge>* up;
+  prometheus::Counter* swept;
+};
+
+namespace {
+
+// 1 ms … 30 s: a handler call or a batch transaction.
+const Histogram::BucketBoundaries kSeconds{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                           0.25,  0.5,    1,     2.5,  5,     10,   30};
+const Histogram::BucketBoundaries kSizes{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000, 10000};
+
+}  // namespace
+
+const char* OutcomeLabel(const Decision& d) {
+  switch (d.kind) {
+    case DecisionKind::kFirst: return "first";
+    case DecisionKind::kDuplicate:
+      // The pipeline marks what the fast filter answered without the database.
+      return d.reason.find("(fast filter)") != std::string::npos ? "filtered" : "duplicate";
+    case DecisionKind::kConflict: return "conflict";
+    case DecisionKind::kRetry: return "retried";
+    case DecisionKind::kParked: return "dead_lettered";
+    case DecisionKind::kReleased: return "released";
+    case DecisionKind::kInFlight: return "in_flight";
+  }
+  return "unknown";
+}
+
+ServiceMetrics::ServiceMetrics() : registry_(std::make_shared<prometheus::Registry>()), f_(new Families()) {
+  prometheus::Registry& r = *registry_;
+  f_->messages = &prometheus::BuildCounter()
+                      .Name("idem_messages_total")
+                      .Help("Messages by outcome, per consumer group and handler (topic)")
+                      .Register(r);
+  f_->handler_seconds = &prometheus::BuildHistogram()
+                             .Name("idem_handler_duration_seconds")
+                             .Help("Time one handler run took, in seconds")
+                             .Register(r);
+  f_->batch_seconds = &prometheus::BuildHistogram()
+                           .Name("idem_batch_duration_seconds")
+                           .Help("Time one batch took from poll to settle, in seconds")
+                           .Register(r);
+  f_->batch_size = &prometheus::BuildHistogram()
+                        .Name("idem_batch_size_messages")
+                        .Help("Messages per polled batch")
+                        .Register(r);
+  f_->batch_failures = &prometheus::BuildCounter()
+                            .Name("idem_batch_failures_total")
+                            .Help("Batches that could not be committed or settled (logged as batch_failed)")
+                            .Register(r);
+  f_->dead_letters = &prometheus::BuildGauge()
+                          .Name("idem_dead_letter_messages")
+                          .Help("Messages in the dead-letter queue")
+                          .Register(r)
+                          .Add({});
+  f_->dead_letter_age = &prometheus::BuildGauge()
+                             .Name("idem_dead_letter_oldest_age_seconds")
+                             .Help("Seconds since the oldest dead letter last failed (0 when empty)")
+                             .Register(r)
+                             .Add({});
+  f_->filter_degraded = &prometheus::BuildGauge()
+                             .Name("idem_fast_filter_degraded")
+                             .Help("1 while the fast filter is unreachable and its outage policy applies")
+                             .Register(r);
+  f_->up = &prometheus::BuildGauge()
+                .Name("idem_up")
+                .Help("1 when the dependency answered the last readiness probe")
+                .Register(r);
+  f_->swept = &prometheus::BuildCounter()
+                   .Name("idem_records_swept_total")
+                   .Help("Consumption records deleted by retention")
+                   .Register(r)
+                   .Add({});
+}
+
+ServiceMetrics::~ServiceMetrics() = default;
+
+void ServiceMetrics::OnDecision(const Decision& d) {
+  f_->messages->Add({{"group", d.consumer_group}, {"handler", d.topic}, {"outcome", OutcomeLabel(d)}}).Increment();
+}
+
+void ServiceMetrics::OnHandler(std::string_view group, std::string_view handler, double seconds) {
+  f_->handler_seconds->Add({{"group", std::string(group)}, {"handler", std::string(handler)}}, kSeconds).Observe(seconds);
+}
+
+void ServiceMetrics::OnBatch(std::string_view group, const BatchReport& r, double seconds, bool filter_degraded,
+                             std::string_view filter_policy) {
+  const prometheus::Labels g{{"group", std::string(group)}};
+  if (!r.status.ok()) f_->batch_failures->Add(g).Increment();
+  if (r.polled > 0) {
+    f_->batch_seconds->Add(g, kSeconds).Observe(seconds);
+    f_->batch_size->Add(g, kSizes).Observe(static_cast<double>(r.polled));
+  }
+  if (!filter_policy.empty())
+    f_->filter_degraded->Add({{"group", std::string(group)}, {"policy", std::string(filter_policy)}})
+        .Set(filter_degraded ? 1 : 0);
+}
+
+void ServiceMetrics::SetDeadLetters(int64_t depth, double oldest_age_seconds) {
+  f_->dead_letters->Set(static_cast<double>(depth));
+  f_->dead_letter_age->Set(oldest_age_seconds);
+}
+
+void ServiceMetrics::SetUp(std::string_view dependency, bool up) {
+  f_->up->Add({{"dependency", std::string(dependency)}}).Set(up ? 1 : 0);
+}
+
+void ServiceMetrics::OnSweep(int64_t deleted) { f_->swept->Increment(static_cast<double>(deleted)); }
+
+std::string ServiceMetrics::Scrape() const { return prometheus::TextSerializer().Serialize(registry_->Collect()); }
+
+}  // namespace idem::ops

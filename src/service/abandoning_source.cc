@@ -1,0 +1,16 @@
+#include "service/abandoning_source.h"
+
+namespace idem::service {
+
+Result<std::vector<Message>> AbandoningSource::Poll(size_t max_messages, int64_t max_wait_ms) {
+  if (control_->abandon.load()) return std::vector<Message>{};
+  return source_->Poll(max_messages, max_wait_ms);
+}
+
+Status AbandoningSource::Settle(const std::vector<Settlement>& settlements) {
+  if (!control_->abandon.load()) return source_->Settle(settlements);
+  abandoned_ += settlements.size();
+  return source_->Abandon();
+}
+
+}  // namespace idem::service

@@ -1,0 +1,33 @@
+// AbandoningSource: the Source a worker's pipeline polls. It passes everything
+// to the worker's broker source until Control::abandon is set; from then on a
+// poll returns nothing and a settlement gives the batch back unsettled
+// (Source::Abandon), so a forced stop never acks what it did not
+// finish and the broker delivers those messages again at once. Effects that
+// committed before the abandon come back as duplicates, which the guard absorbs.
+//
+// Thread safety: used by its worker's thread only, like the source it wraps.
+#pragma once
+
+#include "idem/source.h"
+#include "service/control.h"
+
+namespace idem::service {
+
+class AbandoningSource final : public Source {
+ public:
+  AbandoningSource(Source* source, const Control* control) : source_(source), control_(control) {}
+
+  Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
+  Status Settle(const std::vector<Settlement>& settlements) override;
+  Status Abandon() override { return source_->Abandon(); }
+
+  // Settlements given back rather than made since the abandon, for the log.
+  size_t abandoned() const { return abandoned_; }
+
+ private:
+  Source* source_;
+  const Control* control_;
+  size_t abandoned_ = 0;
+};
+
+}  // namespace idem::service

@@ -1,0 +1,46 @@
+// HttpEndpoint: the service's one HTTP port.
+//
+//   GET /metrics   the Prometheus text format (ops/metrics.h), after a readiness
+//                  probe so the dead-letter and idem_up gauges are fresh
+//   GET /healthz   200 "ok" while the process serves requests
+//   GET /readyz    200 when the broker and the store answer and the schema is
+//                  current, else 503; the JSON body says what failed
+//
+// Thread safety: Start and Stop on one thread; requests run on the server's own.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "idem/status.h"
+#include "ops/metrics.h"
+#include "service/json_log.h"
+#include "service/readiness.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace idem::service {
+
+class HttpEndpoint {
+ public:
+  HttpEndpoint(ops::ServiceMetrics* metrics, Readiness* readiness);
+  ~HttpEndpoint();  // stops the server
+
+  // Binds `listen` ("HOST:PORT"; port 0 picks a free one) and serves in a thread.
+  // Returns the bound port, or Unavailable naming the address.
+  Result<int> Start(const std::string& listen);
+  void Stop();
+
+ private:
+  ops::ServiceMetrics* metrics_;
+  Readiness* readiness_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  std::atomic<bool> listen_returned_{false};
+};
+
+}  // namespace idem::service

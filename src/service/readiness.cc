@@ -1,0 +1,60 @@
+#include "service/readiness.h"
+
+namespace idem::service {
+
+Readiness::Readiness(const ServiceConfig& config, Env* env, ops::ServiceMetrics* metrics)
+    : config_(config), env_(env), metrics_(metrics) {}
+
+ReadinessReport Readiness::Check() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ReadinessReport r;
+  ProbeBroker(&r);
+  ProbeStore(&r);
+  metrics_->SetUp("broker", r.broker_ok);
+  metrics_->SetUp("store", r.store_ok);
+  return r;
+}
+
+void Readiness::ProbeBroker(ReadinessReport* r) {
+  std::unique_ptr<Broker> broker;
+  {
+    BrokerOptions o;
+    o.create_if_missing = false;  // a probe inspects; the workers created what they need
+    o.visibility_timeout_ms = config_.visibility_timeout_ms;
+    auto b = OpenBroker(config_.broker_url, o, env_);
+    if (!b.ok()) {
+      r->broker_error = "cannot open the broker: " + b.status().ToString();
+      return;
+    }
+    broker = std::move(*b);
+  }
+  auto stats = broker->Stats();
+  if (!stats.ok()) {
+    r->broker_error = "the broker does not answer: " + stats.status().ToString();
+    return;
+  }
+  r->broker_ok = true;
+  const double age_s = stats->oldest_dead_ms > 0 && stats->dead > 0
+                           ? static_cast<double>(env_->NowMs() - stats->oldest_dead_ms) / 1000.0
+                           : 0.0;
+  metrics_->SetDeadLetters(stats->dead, age_s < 0 ? 0 : age_s);
+}
+
+void Readiness::ProbeStore(ReadinessReport* r) {
+  auto store = OpenStore(config_.store_url, env_);
+  if (!store.ok()) {
+    r->store_error = "cannot open the store: " + store.status().ToString();
+    return;
+  }
+  // Reading a record needs the record table: a store whose schema is missing or
+  // older than this build fails here, not on the first message.
+  auto rec = (*store)->ReadRecord("idem-readiness-probe", "none");
+  if (!rec.ok()) {
+    r->store_error = "the store does not answer or its consumption-record table is not current: " +
+                     rec.status().ToString();
+    return;
+  }
+  r->store_ok = true;
+}
+
+}  // namespace idem::service

@@ -1,0 +1,46 @@
+// Readiness: whether this service can do its work now — the broker answers,
+// the store answers and holds the consumption-record table (schema current).
+// Probed on every /readyz and /metrics request over fresh connections of its
+// own, never the workers' (a Broker or Store belongs to one thread): a probe
+// sees the dependency as a new worker would, and readiness comes back by itself
+// when the dependency does. Each probe also refreshes the dead-letter depth and
+// age and the idem_up gauges.
+//
+// Thread safety: Check may be called from any thread (one probe at a time).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "idem/broker.h"
+#include "idem/store.h"
+#include "ops/metrics.h"
+#include "service/config.h"
+
+namespace idem::service {
+
+struct ReadinessReport {
+  bool broker_ok = false;
+  bool store_ok = false;
+  std::string broker_error;  // what failed and what to check; empty when ok
+  std::string store_error;
+  bool ready() const { return broker_ok && store_ok; }
+};
+
+class Readiness {
+ public:
+  Readiness(const ServiceConfig& config, Env* env, ops::ServiceMetrics* metrics);
+  ReadinessReport Check();
+
+ private:
+  void ProbeBroker(ReadinessReport* r);
+  void ProbeStore(ReadinessReport* r);
+
+  const ServiceConfig& config_;
+  Env* env_;
+  ops::ServiceMetrics* metrics_;
+  std::mutex mu_;
+};
+
+}  // namespace idem::service

@@ -1,0 +1,176 @@
+#include "service/worker.h"
+
+namespace idem::service {
+namespace {
+
+nlohmann::json DecisionFields(const Decision& d, const std::string& worker) {
+  nlohmann::json j{{"worker", worker},       {"decision", DecisionName(d.kind)}, {"group", d.consumer_group},
+                   {"topic", d.topic},       {"key", d.key},                     {"msg_id", d.message_id},
+                   {"attempt", d.attempt},   {"delivery", d.delivery_count},     {"latency_us", d.latency_us}};
+  if (!d.reason.empty()) j["reason"] = d.reason;
+  if (d.kind == DecisionKind::kRetry) j["rung"] = d.rung;
+  if (d.delay_ms) j["delay_ms"] = d.delay_ms;
+  return j;
+}
+
+// Times each run of `fn` for idem_handler_duration_seconds, whether it returns or throws.
+HandlerFn TimedHandler(HandlerFn fn, std::string group, std::string topic, Env* env, ops::ServiceMetrics* metrics) {
+  return [fn = std::move(fn), group = std::move(group), topic = std::move(topic), env,
+          metrics](HandlerContext& ctx) -> HandlerResult {
+    const int64_t start_us = env->MonotonicMicros();
+    auto observe = [&] { metrics->OnHandler(group, topic, static_cast<double>(env->MonotonicMicros() - start_us) / 1e6); };
+    try {
+      HandlerResult r = fn(ctx);
+      observe();
+      return r;
+    } catch (...) {
+      observe();
+      throw;  // the pipeline classifies what a handler throws
+    }
+  };
+}
+
+}  // namespace
+
+PipelineOptions PipelineOptionsFor(const ConsumerConfig& consumer) {
+  PipelineOptions o;
+  o.consumer_group = consumer.group;
+  o.batch_size = consumer.batch_size;
+  o.max_linger_ms = consumer.max_linger_ms;
+  o.lease_ms = consumer.lease_ms;
+  o.retry.ladder_ms = consumer.retry_delays_ms;
+  o.retry.max_attempts = consumer.max_attempts;
+  return o;
+}
+
+Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const ConsumerConfig& consumer,
+                                             std::vector<HandlerSpec> handlers, int index, const Control* control,
+                                             Env* env, JsonLog* log, ops::ServiceMetrics* metrics) {
+  std::unique_ptr<Worker> w(new Worker());
+  w->name_ = consumer.group + "#" + std::to_string(index + 1);
+  w->group_ = consumer.group;
+  w->control_ = control;
+  w->log_ = log;
+  w->metrics_ = metrics;
+  w->env_ = env;
+  w->log_decisions_ = config.log_decisions;
+  auto fail = [&](const std::string& what, const Status& s) {
+    return Status(s.code() == Status::Code::kInvalidArgument
+                      ? Status::InvalidArgument("worker " + w->name_ + ": " + what + ": " + s.message())
+                      : Status::Unavailable("worker " + w->name_ + ": " + what + ": " + s.ToString()));
+  };
+
+  BrokerOptions bo;
+  // Several groups on one embedded queue share it by topic. A single group takes
+  // everything its source holds (a topic without a handler is dead-lettered):
+  // RabbitMQ gives each group its own queue and cannot filter by topic.
+  if (config.consumers.size() > 1)
+    for (const HandlerSpec& h : handlers) bo.topics.push_back(h.topic);
+  bo.visibility_timeout_ms = config.visibility_timeout_ms;
+  bo.prefetch = config.prefetch;
+  auto broker = OpenBroker(config.broker_url, bo, env);
+  if (!broker.ok()) return fail("cannot open the broker", broker.status());
+  w->broker_ = std::move(*broker);
+  auto store = OpenStore(config.store_url, env);
+  if (!store.ok()) return fail("cannot open the store", store.status());
+  w->store_ = std::move(*store);
+
+  w->source_ = std::make_unique<AbandoningSource>(&w->broker_->source(), control);
+  w->pipeline_ = std::make_unique<Pipeline>(w->source_.get(), w->store_.get(), env, PipelineOptionsFor(consumer));
+  for (HandlerSpec& h : handlers) {
+    const std::string topic = h.topic;
+    h.fn = TimedHandler(std::move(h.fn), consumer.group, topic, env, metrics);
+    if (Status s = w->pipeline_->Register(std::move(h)); !s.ok()) return fail("handler for topic " + topic, s);
+  }
+  if (!config.fast_filter_url.empty()) {
+    FastFilterUrlOptions fo;
+    fo.key_prefix = config.key_prefix;
+    auto filter = OpenFastFilter(config.fast_filter_url, fo, env);
+    if (!filter.ok()) return fail("cannot open the fast filter", filter.status());
+    w->filter_ = std::move(*filter);
+    FastFilterOptions ff;
+    ff.ttl_ms = config.redis_ttl_ms;
+    ff.outage_policy = config.outage_policy;
+    if (Status s = w->pipeline_->SetFastFilter(w->filter_.get(), ff); !s.ok())
+      return fail("[fast_filter] ttl_ms", s);
+    w->filter_policy_ = config.outage_policy == FilterOutagePolicy::kOpen ? "open" : "closed";
+  }
+  Worker* self = w.get();
+  w->pipeline_->SetDecisionSink([self](const Decision& d) { self->OnDecision(d); });
+  return w;
+}
+
+void Worker::OnDecision(const Decision& d) {
+  metrics_->OnDecision(d);
+  // The pipeline notes an unreachable fast filter in the reason of every decision it shaped.
+  if (d.reason.rfind("degraded (", 0) == 0) filter_degraded_ = true;
+  if (log_decisions_) log_->Info("decision", DecisionFields(d, name_));
+}
+
+void Worker::NoteFilterState(const BatchReport& r) {
+  if (filter_policy_.empty() || r.polled == 0 || filter_degraded_ == filter_was_degraded_) return;
+  filter_was_degraded_ = filter_degraded_;
+  if (filter_degraded_)
+    log_->Warn("fast_filter_degraded",
+               {{"worker", name_},
+                {"group", group_},
+                {"policy", filter_policy_},
+                {"effect", filter_policy_ == "closed" ? "consumption paused: messages are released with back-off"
+                                                      : "the database guard alone decides"}});
+  else
+    log_->Info("fast_filter_recovered", {{"worker", name_}, {"group", group_}, {"policy", filter_policy_}});
+}
+
+void Worker::Report(const BatchReport& r) {
+  if (!r.status.ok()) {
+    ++failed_batches_;
+    log_->Error("batch_failed", {{"worker", name_},
+                                 {"group", group_},
+                                 {"polled", r.polled},
+                                 {"released", r.released},
+                                 {"error", r.status.ToString()},
+                                 {"failed_batches", failed_batches_}});
+    return;
+  }
+  if (r.polled == 0) return;  // an idle poll is not news
+  log_->Info("batch", {{"worker", name_},           {"group", group_},          {"polled", r.polled},
+                       {"first", r.first},          {"duplicate", r.duplicate}, {"conflict", r.conflict},
+                       {"retried", r.retried},      {"parked", r.parked},       {"released", r.released},
+                       {"in_flight", r.in_flight},  {"filtered", r.filtered},
+                       {"transaction_retries", r.transaction_retries}});
+}
+
+void Worker::Run(bool until_idle) {
+  log_->Info("worker_started", {{"worker", name_}, {"group", group_}});
+  std::string why = "stop requested";
+  while (!control_->stop.load() && !control_->abandon.load()) {
+    filter_degraded_ = false;
+    const int64_t start_us = env_->MonotonicMicros();
+    BatchReport r = pipeline_->RunOnce();
+    const double seconds = static_cast<double>(env_->MonotonicMicros() - start_us) / 1e6;
+    if (r.polled > 0 || !r.status.ok()) metrics_->OnBatch(group_, r, seconds, filter_degraded_, filter_policy_);
+    NoteFilterState(r);
+    Report(r);
+    if (until_idle && r.polled == 0 && r.status.ok()) {
+      why = "idle";
+      break;
+    }
+  }
+  if (control_->abandon.load()) {
+    Status s = source_->Abandon();
+    log_->Warn("deliveries_abandoned", {{"worker", name_},
+                                        {"group", group_},
+                                        {"given_back_unsettled", source_->abandoned()},
+                                        {"status", s.ok() ? "ok" : s.ToString()}});
+    why = "abandoned";
+  }
+  const DecisionCounters& c = pipeline_->counters();
+  log_->Info("worker_stopped", {{"worker", name_},
+                                {"group", group_},
+                                {"reason", why},
+                                {"first", c.first.load()},
+                                {"duplicate", c.duplicate.load()},
+                                {"failed_batches", failed_batches_}});
+}
+
+}  // namespace idem::service

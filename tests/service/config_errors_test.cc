@@ -1,0 +1,184 @@
+// Every configuration error names the file, line and column and what is
+// expected; unknown keys are errors; defaults apply to what is left out.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "payments/service_handlers.h"
+#include "service/config.h"
+#include "service/service.h"
+#include "testing/test_util.h"
+#include "service/running_idem.h"
+
+namespace idem::service {
+namespace {
+
+constexpr const char* kMinimal = R"(
+[broker]
+url = "queue:q.db"
+[store]
+url = "sqlite:s.db"
+[[consumer]]
+group = "payments"
+handlers = ["payments"]
+)";
+
+struct BadFile {
+  std::string text;
+  std::string position;  // "f.toml:LINE:COLUMN"
+  std::string says;      // a piece of the message
+};
+
+TEST(ConfigTest, DefaultsApplyToWhatIsLeftOut) {
+  auto c = ParseConfig(kMinimal, "f.toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->broker_url, "queue:q.db");
+  EXPECT_EQ(c->store_url, "sqlite:s.db");
+  ASSERT_EQ(c->consumers.size(), 1u);
+  const ConsumerConfig& k = c->consumers[0];
+  EXPECT_EQ(k.workers, 1);
+  EXPECT_EQ(k.batch_size, 100u);
+  EXPECT_EQ(k.lease_ms, 60'000);
+  EXPECT_EQ(k.max_attempts, 5);
+  EXPECT_EQ(k.retry_delays_ms, (std::vector<int64_t>{30'000, 60'000, 300'000, 300'000, 300'000}));
+  EXPECT_EQ(c->retention.window_days, 90);
+  EXPECT_EQ(c->outage_policy, FilterOutagePolicy::kClosed);
+  EXPECT_TRUE(c->fast_filter_url.empty());
+}
+
+TEST(ConfigTest, EveryKeyIsRead) {
+  auto c = ParseConfig(R"(
+[broker]
+url = "amqp://guest:guest@127.0.0.1:5672/"
+visibility_timeout_ms = 45000
+prefetch = 50
+[store]
+url = "postgresql://idem@127.0.0.1:5432/pay"
+[fast_filter]
+url = "redis://127.0.0.1:6379"
+ttl_ms = 172800000
+outage_policy = "open"
+key_prefix = "pay:"
+[service]
+http_listen = "127.0.0.1:9464"
+shutdown_timeout_ms = 10000
+abandon_timeout_ms = 2000
+log_decisions = false
+[retention]
+window_days = 30
+sweep_interval_ms = 60000
+sweep_batch_rows = 500
+[[consumer]]
+group = "g1"
+workers = 3
+batch_size = 20
+max_linger_ms = 5
+lease_ms = 30000
+retry_delays_ms = [1000, 2000]
+max_attempts = 3
+handlers = ["payments"]
+)",
+                       "f.toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->visibility_timeout_ms, 45'000);
+  EXPECT_EQ(c->prefetch, 50u);
+  EXPECT_EQ(c->redis_ttl_ms, 172'800'000);
+  EXPECT_EQ(c->outage_policy, FilterOutagePolicy::kOpen);
+  EXPECT_EQ(c->key_prefix, "pay:");
+  EXPECT_EQ(c->http_listen, "127.0.0.1:9464");
+  EXPECT_EQ(c->shutdown_timeout_ms, 10'000);
+  EXPECT_EQ(c->abandon_timeout_ms, 2'000);
+  EXPECT_FALSE(c->log_decisions);
+  EXPECT_EQ(c->retention.window_days, 30);
+  EXPECT_EQ(c->retention.sweep_interval_ms, 60'000);
+  EXPECT_EQ(c->retention.sweep_batch_rows, 500);
+  const ConsumerConfig& k = c->consumers.at(0);
+  EXPECT_EQ(k.workers, 3);
+  EXPECT_EQ(k.batch_size, 20u);
+  EXPECT_EQ(k.max_linger_ms, 5);
+  EXPECT_EQ(k.lease_ms, 30'000);
+  EXPECT_EQ(k.retry_delays_ms, (std::vector<int64_t>{1000, 2000}));
+  EXPECT_EQ(k.max_attempts, 3);
+  ASSERT_EQ(k.handler_sets.size(), 1u);
+  EXPECT_EQ(k.handler_sets[0].where, "f.toml:30:13");
+}
+
+TEST(ConfigTest, EachErrorNamesFileLineColumnAndWhatIsExpected) {
+  const std::vector<BadFile> cases = {
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\nbatchsize = 5\n",
+       "f.toml:8:1", "unknown key 'batchsize' in [[consumer]] #1"},
+      {"[broker]\nurl = \"q\"\nvisibility_timeout = 5\n[store]\nurl = \"s\"\n", "f.toml:3:1",
+       "unknown key 'visibility_timeout' in [broker]"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\nbatch_size = \"ten\"\n",
+       "f.toml:8:14", "batch_size must be a whole number from 1 to 10000, found a string"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\nlease_ms = 5\n",
+       "f.toml:8:12", "lease_ms must be a whole number from 1000"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n"
+       "retry_delays_ms = [1000, -1]\n",
+       "f.toml:8:26", "retry_delays_ms must be a non-empty array of whole numbers"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[fast_filter]\nurl = \"redis://x\"\noutage_policy = \"maybe\"\n",
+       "f.toml:7:17", "outage_policy must be one of \"closed\", \"open\", found \"maybe\""},
+      {"[store]\nurl = \"s\"\n", "f.toml:1:1", "missing [broker] with url"},
+      {"[broker]\nport = 1\n[store]\nurl = \"s\"\n", "f.toml:1:1", "[broker] needs url = \"…\""},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n", "f.toml:1:1", "no [[consumer]] table"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\nworkers = 2\nhandlers = [\"payments\"]\n", "f.toml:5:1",
+       "[[consumer]] #1 needs group = \"…\""},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\n", "f.toml:5:1",
+       "needs handlers = [\"NAME\", …]"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[service]\nhttp_listen = \"9464\"\n", "f.toml:6:15",
+       "http_listen must be \"HOST:PORT\""},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n"
+       "[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n",
+       "f.toml:8:1", "consumer group \"g\" is declared twice (first at f.toml:5:1)"},
+      {"[broker]\nurl = \"q\"\n[store\nurl = \"s\"\n", "f.toml:3:7", "not valid TOML"},
+      {"broker = \"q\"\n", "f.toml:1:10", "broker must be a table"},
+  };
+  for (const BadFile& b : cases) {
+    auto c = ParseConfig(b.text, "f.toml");
+    ASSERT_FALSE(c.ok()) << b.text;
+    EXPECT_EQ(c.status().code(), Status::Code::kInvalidArgument);
+    const std::string& m = c.status().message();
+    EXPECT_EQ(m.rfind(b.position + ": ", 0), 0u) << m << "\nexpected at " << b.position << " in:\n" << b.text;
+    EXPECT_NE(m.find(b.says), std::string::npos) << m;
+  }
+}
+
+TEST(ConfigTest, UnknownHandlerSetIsNamedAtItsPosition) {
+  auto c = ParseConfig("[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payment\"]\n",
+                       "f.toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  HandlerRegistry registry;
+  ASSERT_TRUE(payments::RegisterServiceHandlers(registry).ok());
+  Status s = CheckConfig(*c, registry);
+  EXPECT_EQ(s.message(), "f.toml:7:13: no handler set named \"payment\" in this program; it has: payments");
+}
+
+TEST(ConfigTest, RedisTtlShorterThanTheRetryWindowIsRefused) {
+  auto c = ParseConfig("[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[fast_filter]\nurl = \"redis://h\"\nttl_ms = 60000\n"
+                       "[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\nretry_delays_ms = [60000]\n",
+                       "f.toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  HandlerRegistry registry;
+  ASSERT_TRUE(payments::RegisterServiceHandlers(registry).ok());
+  Status s = CheckConfig(*c, registry);
+  EXPECT_NE(s.message().find("ttl_ms = 60000 is shorter than group \"g\"'s retry window plus lease"), std::string::npos)
+      << s.ToString();
+}
+
+TEST(RunCheckCommandTest, ValidFileExitsZeroBadFileExitsTwoWithPosition) {
+  testing::TempDir dir;
+  const std::string good = dir.File("good.toml"), bad = dir.File("bad.toml");
+  std::ofstream(good) << kMinimal;
+  std::ofstream(bad) << std::string(kMinimal) + "max_attempts = 0\n";
+  auto ok = testing::RunProcess({IDEM_CLI_PATH, "run", "--check", good});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("OK (1 consumer group(s), 1 worker(s)"), std::string::npos) << ok.out;
+  auto no = testing::RunProcess({IDEM_CLI_PATH, "run", "--check", bad});
+  EXPECT_EQ(no.exit_code, 2);
+  EXPECT_NE(no.err.find(bad + ":9:16: [[consumer]] #1 max_attempts must be a whole number from 1 to 1000, found 0"),
+            std::string::npos)
+      << no.err;
+}
+
+}  // namespace
+}  // namespace idem::service
