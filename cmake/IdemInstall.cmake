@@ -26,7 +26,8 @@ install(FILES ${PROJECT_BINARY_DIR}/idemConfig.cmake ${PROJECT_BINARY_DIR}/idemC
 # Libs/Requires (not .private), most dependent first.
 set(idem_pc_libs "")
 set(idem_pc_requires "sqlite3 libxxhash")
-foreach(option_lib IN ITEMS POSTGRES:postgres:libpq RABBITMQ:rabbitmq:librabbitmq REDIS:redis:hiredis)
+foreach(option_lib IN ITEMS POSTGRES:postgres:libpq MYSQL:mysql:libmariadb RABBITMQ:rabbitmq:librabbitmq
+    KAFKA:kafka:rdkafka REDIS:redis:hiredis)
   string(REPLACE ":" ";" parts ${option_lib})
   list(GET parts 0 option)
   list(GET parts 1 lib)

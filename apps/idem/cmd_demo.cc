@@ -118,8 +118,9 @@ payments::RunReport RunOne(const DemoArgs& a, const payments::Workload& w, bool 
 }
 
 void Run(const DemoArgs& a) {
-  if (!a.broker.empty() && a.broker.rfind("amqp://", 0) != 0)
-    throw CliError("--broker takes a RabbitMQ URL, e.g. amqp://guest:guest@127.0.0.1:5672/%2f "
+  if (!a.broker.empty() && a.broker.rfind("amqp://", 0) != 0 && a.broker.rfind("kafka://", 0) != 0)
+    throw CliError("--broker takes a RabbitMQ URL, e.g. amqp://guest:guest@127.0.0.1:5672/%2f, or a Kafka "
+                   "URL, e.g. kafka://mock or kafka://127.0.0.1:9092 "
                    "(without --broker the demo runs on the embedded queue)",
                    2);
   CheckRedisAnswers(a.redis_url);
@@ -133,12 +134,18 @@ void Run(const DemoArgs& a) {
   summary.seed = a.seed;
   summary.messages = a.messages;
   if (folder.kept()) summary.kept_in = folder.path();
-  const std::string store = a.store_url.empty() ? "a real SQLite store" : "PostgreSQL (" + RedactUrl(a.store_url) + ")";
+  const bool mysql = a.store_url.rfind("mysql://", 0) == 0 || a.store_url.rfind("mariadb://", 0) == 0;
+  const std::string store = a.store_url.empty()
+                                ? "a real SQLite store"
+                                : std::string(mysql ? "MySQL/MariaDB (" : "PostgreSQL (") + RedactUrl(a.store_url) + ")";
   const std::string filter = a.redis_url.empty() ? "" : " with the Redis fast filter (idem runs)";
   const std::string queue =
       a.broker.empty() ? "the embedded queue"
-                       : "RabbitMQ (" + RedactUrl(a.broker) + "; a queue per run, in real time " +
-                             std::to_string(a.speedup) + "x faster than the scenario clock)";
+      : a.broker.rfind("kafka://", 0) == 0
+          ? "Kafka (" + RedactUrl(a.broker) + "; a topic and consumer group per run, in real time " +
+                std::to_string(a.speedup) + "x faster than the scenario clock)"
+          : "RabbitMQ (" + RedactUrl(a.broker) + "; a queue per run, in real time " + std::to_string(a.speedup) +
+                "x faster than the scenario clock)";
   if (!a.store_url.empty() || !a.redis_url.empty() || !a.broker.empty())
     summary.setup = store + filter + " and " + queue;
 
@@ -211,6 +218,7 @@ void AddDemoCommand(CLI::App& app) {
       "  idem demo --messages 5000 --seed 42\n"
       "  idem demo --only 001 --keep /tmp/incident   (then: idem dlq list --queue /tmp/incident/001-idem/queue.db)\n"
       "  idem demo --broker amqp://guest:guest@127.0.0.1:5672/%2f --only 001,A2,A3\n"
+      "  idem demo --broker kafka://mock   (librdkafka's in-process mock cluster; A5 is a real group rebalance)\n"
       "  idem demo --json | jq '.scenarios[] | {id, off: .off.double_charges, on: .on.double_charges}'");
   cmd->add_flag("--json", args->json, "Print one JSON document instead of the table");
   cmd->add_option("--messages", args->messages, "Business messages per scenario, before duplicates")
@@ -222,13 +230,16 @@ void AddDemoCommand(CLI::App& app) {
   cmd->add_option("--keep", args->keep, "Keep the databases in this folder (one sub-folder per scenario and mode)");
   cmd->add_option("--only", args->only, "Run only these scenarios, e.g. --only 001,A3")->delimiter(',');
   cmd->add_option("--store-url", args->store_url,
-                  "Run the store on PostgreSQL instead of SQLite, e.g. postgresql://idem@127.0.0.1:5432/idem\n"
-                  "(each run gets its own schema idem_demo_<scenario>_<mode>, dropped and re-created)");
+                  "Run the store on PostgreSQL or MySQL/MariaDB instead of SQLite, e.g.\n"
+                  "postgresql://idem@127.0.0.1:5432/idem or mysql://idem:PASSWORD@127.0.0.1:3306/idem\n"
+                  "(each run gets its own schema idem_demo_<scenario>_<mode> — on MySQL its own database —,\n"
+                  "dropped and re-created)");
   cmd->add_option("--redis-url", args->redis_url,
                   "Put the Redis fast filter in front of the guard for the idem runs, e.g. redis://127.0.0.1:6379");
   cmd->add_option("--broker", args->broker,
-                  "Run on RabbitMQ instead of the embedded queue, e.g. amqp://guest:guest@127.0.0.1:5672/%2f\n"
-                  "(real time; each run declares its own queues <schema>.<run id>, left for inspection)");
+                  "Run on RabbitMQ or Kafka instead of the embedded queue, e.g. amqp://guest:guest@127.0.0.1:5672/%2f,\n"
+                  "kafka://127.0.0.1:9092 or kafka://mock (real time; each run declares its own queues or topic\n"
+                  "<schema>.<run id> and consumer group, left for inspection)");
   cmd->add_option("--speedup", args->speedup,
                   "With --broker: how much faster than real time the scenario clock runs (a 30 s retry\n"
                   "rung waits 30 s / speedup in RabbitMQ's wait queue)")

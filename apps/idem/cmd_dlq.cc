@@ -159,6 +159,7 @@ void Purge(const DlqArgs& a) {
   if (!n.ok()) throw CliError("purge failed, nothing was deleted: " + n.status().ToString());
   if (a.json) std::cout << DumpLine(ChangeJson("purged", *n, a, ids)) << "\n";
   else if (*n > 0 || a.all) std::cout << "purged " << *n << " dead letter(s)\n";
+
   RequireAllChanged(*n, a, ids, "purged");
 }
 

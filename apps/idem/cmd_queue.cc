@@ -6,8 +6,34 @@
 
 #include "cli_util.h"
 #include "json_out.h"
+#ifdef IDEM_WITH_KAFKA
+#include "idem/kafka.h"
+#endif
 
 namespace idem::cli {
+namespace {
+
+// Kafka: the lag of every partition (main, retry and dead-letter topics) too.
+void AddPartitionLag(const std::string& url, bool json, nlohmann::json* j) {
+#ifdef IDEM_WITH_KAFKA
+  if (url.rfind("kafka://", 0) != 0) return;
+  auto lag = KafkaLag(url);
+  if (!lag.ok()) throw CliError("cannot read the partition offsets: " + lag.status().ToString());
+  if (json) {
+    for (const KafkaPartitionLag& l : *lag)
+      (*j)["partitions"].push_back({{"topic", l.topic}, {"partition", l.partition}, {"low", l.low},
+                                    {"high", l.high}, {"committed", l.committed}, {"lag", l.lag}});
+    return;
+  }
+  std::cout << "\nlag per partition (committed offset of the group → end of the log):\n";
+  for (const KafkaPartitionLag& l : *lag)
+    std::cout << "  " << l.topic << "/" << l.partition << "  lag " << l.lag << "  (committed "
+              << (l.committed < 0 ? std::string("none") : std::to_string(l.committed)) << ", end " << l.high
+              << ")\n";
+#endif
+}
+
+}  // namespace
 
 void AddQueueCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("queue", "Inspect the embedded queue");
@@ -30,6 +56,7 @@ void AddQueueCommand(CLI::App& app) {
                        {"dead", s->dead},
                        {"oldest_dead_ms", s->oldest_dead_ms},
                        {"oldest_dead", FormatTimeMs(s->oldest_dead_ms)}};
+      AddPartitionLag(*path, true, &j);
       std::cout << DumpLine(j) << "\n";
       return;
     }
@@ -39,6 +66,7 @@ void AddQueueCommand(CLI::App& app) {
               << "dead       " << s->dead;
     if (s->dead) std::cout << "   (oldest failed " << FormatTimeMs(s->oldest_dead_ms) << "; see: idem dlq list --queue " << RedactUrl(*path) << ")";
     std::cout << "\n";
+    AddPartitionLag(*path, false, nullptr);
   });
 }
 

@@ -74,6 +74,17 @@ Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options) {
           (*tx)->Rollback();
         }
       }
+      if ((*store)->Dialect() == Dialect::kMySql) {
+        // 1 flushes the redo log at every commit; 0 and 2 leave it to a timer.
+        auto tx = (*store)->Begin();
+        if (tx.ok()) {
+          auto rows = (*tx)->Query("SELECT @@innodb_flush_log_at_trx_commit, @@log_bin", {});
+          if (rows.ok() && !rows->empty())
+            durability += ", innodb_flush_log_at_trx_commit=" + AsText((*rows)[0][0]) +
+                          ", log_bin=" + AsText((*rows)[0][1]);
+          (*tx)->Rollback();
+        }
+      }
       if (!t.redis_url.empty()) {
         auto filter = OpenBenchFastFilter(t.redis_url);
         if (!filter.ok()) return {{"error", filter.status().message()}};

@@ -8,6 +8,7 @@
 #include "payments/handlers.h"
 #include "payments/order_states.h"
 #include "payments/schema.h"
+#include "store/record_sql.h"
 
 namespace idem::bench {
 namespace {
@@ -97,7 +98,7 @@ Status SeedHistory(Store& store, const SeedPlan& plan) {
   Status derive_error;
   IDEM_RETURN_IF_ERROR(InsertRows(
       store, "idem_records",
-      {"consumer_group", "key", "status", "fingerprint", "message_id", "attempts", "duplicates", "lease_until_ms",
+      {"consumer_group", std::string(record_sql::KeyColumn(store.Dialect())), "status", "fingerprint", "message_id", "attempts", "duplicates", "lease_until_ms",
        "first_seen_ms", "last_seen_ms", "last_error", "result_summary"},
       0, n, [&](int64_t i, std::vector<Value>& row) {
         Message m;

@@ -45,10 +45,11 @@ void BM_InBatchDedup(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   std::vector<Message> msgs;
   for (int i = 0; i < n; ++i) msgs.push_back(PayMessage(i % (n * 7 / 10 + 1)));  // ~30 % copies
+  const HandlerSpec spec = PaySpec();
   std::vector<BatchItem> proto(n);
   for (int i = 0; i < n; ++i) {
     proto[i].msg = &msgs[i];
-    proto[i].plan = BatchItem::Plan::kRun;
+    proto[i].spec = &spec;  // planned to run
     auto id = DeriveIdentity(msgs[i], PaySpec());
     proto[i].key = id->key;
     proto[i].fingerprint = id->fingerprint;

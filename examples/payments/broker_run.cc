@@ -18,6 +18,8 @@
 // counts them), not when the broker looks empty: RabbitMQ cannot see into a
 // consumer's prefetch buffer. While nothing is in flight, the clock jumps to
 // the next publication.
+#include <nlohmann/json.hpp>
+
 #include "idem/retry.h"
 #include "payments/consumer_turns.h"
 #include "payments/run_parts.h"
@@ -26,6 +28,32 @@
 
 namespace idem::payments::detail {
 namespace {
+
+// kafka://SERVERS[/…][?…] → kafka://SERVERS/RUN?group=RUN&retry_delays_ms=WAITS&…:
+// the run's own topic and group, whatever topic the user's URL names. A short
+// session timeout: a rebalance (A5, a crashed consumer) waits for it on the
+// mock cluster.
+// A Kafka producer keys each record by the aggregate it belongs to, so that
+// one order's events stay in one partition, in order (without a key they are
+// spread over the partitions and overtake each other). The handlers take their
+// idempotency keys from payload fields, so this key only places the record.
+std::string KafkaPartitionKey(const std::string& payload) {
+  auto doc = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return "";
+  auto order = doc.find("order_no");
+  return order != doc.end() && order->is_string() ? order->get<std::string>() : "";
+}
+
+std::string KafkaRunUrl(const std::string& url, const std::string& run, const std::string& waits) {
+  const size_t servers_end = url.find_first_of("/?", 8);
+  const size_t query = url.find('?');
+  std::string topic = run;
+  for (char& c : topic)
+    if (!(isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  return url.substr(0, servers_end) + "/" + topic + "?group=" + topic + "&retry_delays_ms=" + waits +
+         "&session_timeout_ms=6000&commit_interval_ms=100" +
+         (query == std::string::npos ? "" : "&" + url.substr(query + 1));
+}
 
 // Real milliseconds a poll waits for a first message while the run is idle.
 constexpr int64_t kIdlePollMs = 20;
@@ -59,6 +87,16 @@ class BrokerRun final : public ConsumerTurns {
   void SetIdle(bool idle) {
     for (TrackedBroker* t : tracked_) t->set_min_wait_ms(idle ? kIdlePollMs : 0);
   }
+  // Every published copy finished. On Kafka a finished copy can come back (its
+  // offset was not committed yet when its partition moved) and be finished
+  // twice, so the count only says when to look: the group's lag, from the
+  // committed offsets, says whether everything is settled.
+  bool Drained() {
+    if (count_.outstanding() > 0) return false;
+    if (o_.broker_url.rfind("kafka://", 0) != 0) return true;
+    auto st = producer_->Stats();
+    return st.ok() && st->ready == 0 && st->delayed == 0;
+  }
   Status CheckDeadline(const std::string& what) const {
     if (Env::Default()->MonotonicMicros() <= deadline_us_) return Status::OK();
     return Status::Permanent(what + ": " + std::to_string(count_.outstanding()) +
@@ -81,15 +119,17 @@ class BrokerRun final : public ConsumerTurns {
 };
 
 // amqp:// URLs get the run's own queue (so runs never share one), the prefetch
-// and the wait queues of the scaled ladder; other URLs (an embedded queue file)
-// are used as given.
+// and the wait queues of the scaled ladder; kafka:// URLs get the run's own
+// topic and consumer group and the scaled ladder as retry topics; other URLs
+// (an embedded queue file) are used as given.
 std::string BrokerRun::RunUrl() const {
   const std::string& url = o_.broker_url;
-  if (url.rfind("amqp://", 0) != 0) return url;
   std::string waits;
   for (int64_t ms : RetryPolicy{}.ladder_ms)
     waits += (waits.empty() ? "" : ",") + std::to_string(clock_.ToRealMs(ms));
   const std::string name = o_.schema.empty() ? "idem_demo" : o_.schema;
+  if (url.rfind("kafka://", 0) == 0) return KafkaRunUrl(url, name + "." + run_id_, waits);
+  if (url.rfind("amqp://", 0) != 0) return url;
   return url + (url.find('?') == std::string::npos ? "?" : "&") + "queue=" + name + "." + run_id_ +
          "&prefetch=" + std::to_string(o_.batch_size) + "&known_wait_ms=" + waits +
          // Every release with a delay (a copy held until its retry is due, a live
@@ -127,6 +167,7 @@ Status BrokerRun::PublishDue() {
     if (w_.start_ms + p.at_ms > now) break;
     Message m = PublicationMessage(w_, p);
     m.published_at_ms = now;
+    if (o_.broker_url.rfind("kafka://", 0) == 0) m.key = KafkaPartitionKey(m.payload);
     batch.push_back(std::move(m));
   }
   if (batch.empty()) return Status::OK();
@@ -162,7 +203,7 @@ Status BrokerRun::Drive() {
   const std::vector<Publication>& pubs = w_.publications;
   for (;;) {
     IDEM_RETURN_IF_ERROR(PublishDue());
-    if (count_.outstanding() == 0) {
+    if (Drained()) {
       if (next_publication_ == pubs.size()) return Status::OK();
       // Nothing in flight anywhere: the quiet time until the next publication
       // cannot change anything, so it is skipped.

@@ -10,8 +10,17 @@
 namespace idem::payments::detail {
 namespace {
 
-// The run's own schema on a shared PostgreSQL database.
+bool IsMysqlUrl(const std::string& url) { return url.rfind("mysql://", 0) == 0 || url.rfind("mariadb://", 0) == 0; }
+
+// The run's own schema on a shared PostgreSQL database; on MySQL, where a
+// schema is a database, the run's own database on the same server.
 std::string RunStoreUrl(const RunOptions& o) {
+  if (IsMysqlUrl(o.store_url)) {
+    const size_t path = o.store_url.find('/', o.store_url.find("://") + 3);
+    const size_t query = o.store_url.find('?');
+    return o.store_url.substr(0, path == std::string::npos ? o.store_url.size() : path) + "/" + o.schema +
+           (query == std::string::npos ? "" : o.store_url.substr(query));
+  }
   return o.store_url + (o.store_url.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" +
          o.schema;
 }
@@ -32,8 +41,9 @@ Status PrepareStore(const Workload& w, const RunOptions& o, Env* env) {
     auto admin = idem::OpenStore(o.store_url, env);
     if (!admin.ok()) return admin.status();
     // The name is built by the demo from fixed parts, never from message content.
-    IDEM_RETURN_IF_ERROR(
-        (*admin)->ExecScript("DROP SCHEMA IF EXISTS " + o.schema + " CASCADE; CREATE SCHEMA " + o.schema));
+    IDEM_RETURN_IF_ERROR((*admin)->ExecScript(
+        IsMysqlUrl(o.store_url) ? "DROP DATABASE IF EXISTS " + o.schema + "; CREATE DATABASE " + o.schema
+                                : "DROP SCHEMA IF EXISTS " + o.schema + " CASCADE; CREATE SCHEMA " + o.schema));
   }
   auto store = OpenRunStore(o, env);
   if (!store.ok()) return store.status();

@@ -24,9 +24,9 @@ struct Blob {
 using Value = std::variant<std::nullptr_t, int64_t, double, std::string, Blob>;
 
 // The SQL engine behind a transaction.
-enum class Dialect { kSqlite, kPostgres };
+enum class Dialect { kSqlite, kPostgres, kMySql };
 
-// "sqlite", "postgres": for logs and reports.
+// "sqlite", "postgres", "mysql": for logs and reports.
 std::string_view DialectName(Dialect dialect);
 
 using Row = std::vector<Value>;

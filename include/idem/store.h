@@ -124,7 +124,8 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, const Sq
                                                Env* env);
 
 // Opens a store from a URL: "sqlite:PATH", "sqlite://PATH" or a bare path;
-// "postgresql://…" with the PostgreSQL store (-DIDEM_WITH_POSTGRES=ON). An
+// "postgresql://…" with the PostgreSQL store (-DIDEM_WITH_POSTGRES=ON);
+// "mysql://…" or "mariadb://…" with the MySQL store (-DIDEM_WITH_MYSQL=ON). An
 // unknown scheme, or one whose backend the build leaves out, is an
 // InvalidArgument that says what to use or which CMake option builds it.
 // Defined in the idem::connect library.

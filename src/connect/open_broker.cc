@@ -6,6 +6,9 @@
 #ifdef IDEM_WITH_RABBITMQ
 #include "idem/rabbitmq.h"
 #endif
+#ifdef IDEM_WITH_KAFKA
+#include "idem/kafka.h"
+#endif
 
 namespace idem {
 namespace connect {
@@ -47,6 +50,14 @@ Result<std::unique_ptr<Broker>> OpenRabbitMqUrl(const std::string& url, const Br
 constexpr BrokerOpener OpenRabbitMqUrl = nullptr;
 #endif
 
+#ifdef IDEM_WITH_KAFKA
+Result<std::unique_ptr<Broker>> OpenKafkaUrl(const std::string& url, const BrokerOptions& options, Env* env) {
+  return OpenKafkaBroker(url, options, env);
+}
+#else
+constexpr BrokerOpener OpenKafkaUrl = nullptr;
+#endif
+
 }  // namespace
 
 const SchemeTable<BrokerOpener>& BrokerSchemes() {
@@ -57,6 +68,9 @@ const SchemeTable<BrokerOpener>& BrokerSchemes() {
           {{{"amqp://", "amqps://"}, "amqp://USER:PASSWORD@HOST:PORT/VHOST?queue=NAME", "the RabbitMQ adapter",
             "IDEM_WITH_RABBITMQ"},
            OpenRabbitMqUrl},
+          {{{"kafka://"}, "kafka://HOST:PORT/TOPIC?group=G (or kafka://mock/TOPIC)", "the Kafka adapter",
+            "IDEM_WITH_KAFKA"},
+           OpenKafkaUrl},
       }};
   return table;
 }
@@ -67,6 +81,7 @@ Result<BrokerUrl> ParseBrokerUrl(const std::string& url) {
   auto open = connect::FindOpener(connect::BrokerSchemes(), url);
   if (!open.ok()) return open.status();
   if (*open == &connect::OpenQueueUrl) return connect::ParseQueueUrl(url);
+  if (url.rfind("kafka://", 0) == 0) return BrokerUrl{BrokerUrl::Kind::kKafka, ""};  // ParseKafkaUrl reads the rest
   return BrokerUrl{BrokerUrl::Kind::kRabbitMq, ""};  // ParseAmqpUrl reads the rest
 }
 

@@ -5,6 +5,9 @@
 #ifdef IDEM_WITH_POSTGRES
 #include "idem/postgres_store.h"
 #endif
+#ifdef IDEM_WITH_MYSQL
+#include "idem/mysql_store.h"
+#endif
 
 namespace idem {
 namespace connect {
@@ -54,6 +57,14 @@ Result<std::unique_ptr<Store>> OpenPostgresUrl(const std::string& url, Env* env)
 constexpr StoreOpener OpenPostgresUrl = nullptr;
 #endif
 
+#ifdef IDEM_WITH_MYSQL
+Result<std::unique_ptr<Store>> OpenMysqlUrl(const std::string& url, Env* env) {
+  return OpenMysqlStore(url, MysqlStoreOptions{}, env);
+}
+#else
+constexpr StoreOpener OpenMysqlUrl = nullptr;
+#endif
+
 }  // namespace
 
 const SchemeTable<StoreOpener>& StoreSchemes() {
@@ -64,6 +75,9 @@ const SchemeTable<StoreOpener>& StoreSchemes() {
           {{{"postgresql://", "postgres://"}, "postgresql://USER@HOST:PORT/DB", "the PostgreSQL store",
             "IDEM_WITH_POSTGRES"},
            OpenPostgresUrl},
+          {{{"mysql://", "mariadb://"}, "mysql://USER:PASSWORD@HOST:PORT/DB", "the MySQL/MariaDB store",
+            "IDEM_WITH_MYSQL"},
+           OpenMysqlUrl},
       }};
   return table;
 }
@@ -75,7 +89,8 @@ Result<StoreUrl> ParseStoreUrl(const std::string& url) {
   if (!open.ok()) return open.status();
   if (*open == &connect::OpenSqliteUrl) return connect::ParseSqliteUrl(url);
   StoreUrl parsed;
-  parsed.kind = StoreUrl::Kind::kPostgres;  // libpq reads the rest
+  // libpq reads the rest of a PostgreSQL URL; the MySQL store parses its own.
+  parsed.kind = *open == connect::OpenPostgresUrl ? StoreUrl::Kind::kPostgres : StoreUrl::Kind::kMySql;
   return parsed;
 }
 

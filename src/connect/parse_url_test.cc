@@ -36,11 +36,12 @@ TEST(ParseBrokerUrlTest, QueueFormsGiveThePath) {
     EXPECT_EQ(u->kind, BrokerUrl::Kind::kEmbedded);
     EXPECT_EQ(u->path, "q.db");
   }
-  for (const char* url : {"queue:", "queue:amqp://h", "kafka://h"}) {
+  for (const char* url : {"queue:", "queue:amqp://h", "nats://h"}) {
     auto u = ParseBrokerUrl(url);
     EXPECT_FALSE(u.ok()) << url << " gave the path " << (u.ok() ? u->path : "");
   }
 }
+
 
 }  // namespace
 }  // namespace idem

@@ -78,7 +78,7 @@ TEST(KnownSchemesTest, UnknownSchemesGetTheListOfEveryKnownOne) {
   EXPECT_TRUE(Contains(store.status(), "sqlite:PATH")) << store.status().ToString();
   EXPECT_TRUE(Contains(store.status(), "postgresql://")) << store.status().ToString();
 
-  auto broker = OpenBroker("kafka://x", BrokerOptions{}, Env::Default());
+  auto broker = OpenBroker("nats://x", BrokerOptions{}, Env::Default());
   ASSERT_FALSE(broker.ok());
   EXPECT_TRUE(Contains(broker.status(), "queue:PATH")) << broker.status().ToString();
   EXPECT_TRUE(Contains(broker.status(), "amqp://")) << broker.status().ToString();

@@ -10,28 +10,28 @@ void MarkInBatchCopies(std::vector<BatchItem>& items) {
   first_with_key.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     BatchItem& it = items[i];
-    if (it.plan != BatchItem::Plan::kRun) continue;
+    if (!it.Runnable()) continue;
     auto [pos, inserted] = first_with_key.emplace(it.key, i);
     if (inserted) continue;
     const BatchItem& primary = items[pos->second];
-    if (primary.fingerprint == it.fingerprint) {
-      it.plan = BatchItem::Plan::kCopyOf;
-      it.primary = pos->second;
-    } else {
-      it.Conflict("same key as message " + primary.msg->id + " in this batch with a different payload");
-      it.decided_without_db = true;
-    }
+    if (primary.fingerprint == it.fingerprint)
+      it.copy_of = pos->second;
+    else
+      it.Decide(Outcome::Conflict(Outcome::By::kPlan, "same key as message " + primary.msg->id +
+                                                          " in this batch with a different payload"));
   }
 }
 
 void FollowPrimaries(std::vector<BatchItem>& items) {
   for (BatchItem& it : items) {
-    if (it.plan != BatchItem::Plan::kCopyOf) continue;
-    const BatchItem& p = items[it.primary];
-    if (p.plan == BatchItem::Plan::kRelease || p.plan == BatchItem::Plan::kInFlight)
-      it.Release(p.reason, p.delay_ms);
-    else
-      it.Duplicate("copy of message " + p.msg->id + " in the same batch");
+    if (!it.copy_of || it.decided()) continue;
+    const BatchItem& p = items[*it.copy_of];
+    if (!p.outcome || p.outcome->kind == DecisionKind::kReleased || p.outcome->kind == DecisionKind::kInFlight) {
+      const Outcome po = p.outcome.value_or(Outcome::Release(Outcome::By::kCopy, "its primary is undecided", 0));
+      it.Decide(Outcome::Release(Outcome::By::kCopy, po.reason, po.delay_ms));
+    } else {
+      it.Decide(Outcome::Duplicate(Outcome::By::kCopy, "copy of message " + p.msg->id + " in the same batch"));
+    }
   }
 }
 

@@ -4,74 +4,72 @@
 
 namespace idem {
 
+void BatchItem::Decide(Outcome o) {
+  // A second outcome would mean two phases disagree about one message; the
+  // first one stands (it is what the earlier phase acted on).
+  if (!outcome) outcome = std::move(o);
+}
+
+bool BatchItem::Runnable() const {
+  const bool filter_settled = filter == FilterVerdict::kDone || filter == FilterVerdict::kInFlight;
+  return spec && !copy_of && !outcome && !filter_settled;
+}
+
+// Never called on an undecided item; if it were, it would be given back, the
+// one settlement that can never lose or double anything.
+static const Outcome& OutcomeOrRelease(const std::optional<Outcome>& o) {
+  static const Outcome kUndecided = Outcome::Release(Outcome::By::kStore, "undecided", 0);
+  return o ? *o : kUndecided;
+}
+
 Decision BatchItem::ToDecision(const std::string& group) const {
+  const Outcome& o = OutcomeOrRelease(outcome);
   Decision d;
+  d.kind = o.kind;
   d.consumer_group = group;
   d.topic = msg->topic;
   d.key = key;
   d.message_id = msg->id;
   d.attempt = attempt;
   d.delivery_count = msg->delivery_count;
-  d.reason = reason;
-  d.delay_ms = delay_ms;
-  switch (plan) {
-    case Plan::kRun: d.kind = DecisionKind::kFirst; break;
-    case Plan::kDuplicate:
-    case Plan::kCopyOf: d.kind = DecisionKind::kDuplicate; break;
-    case Plan::kConflict: d.kind = DecisionKind::kConflict; break;
-    case Plan::kRetry:
-      d.kind = DecisionKind::kRetry;
-      d.rung = attempt;
-      break;
-    case Plan::kPark: d.kind = DecisionKind::kParked; break;
-    case Plan::kRelease: d.kind = DecisionKind::kReleased; break;
-    case Plan::kInFlight: d.kind = DecisionKind::kInFlight; break;
-  }
+  d.reason = o.kind == DecisionKind::kFirst && o.reason.empty() ? note : o.reason;
+  d.delay_ms = o.delay_ms;
+  if (o.kind == DecisionKind::kRetry) d.rung = attempt;
   return d;
 }
 
 Settlement BatchItem::ToSettlement() const {
+  const Outcome& o = OutcomeOrRelease(outcome);
   Settlement s;
   s.message = msg;
-  s.reason = reason;
-  s.delay_ms = delay_ms;
+  s.reason = o.kind == DecisionKind::kFirst && o.reason.empty() ? note : o.reason;
+  s.delay_ms = o.delay_ms;
   // The record's count: this run if the handler ran, else the runs before it.
   s.attempts = ran ? attempt : std::max(attempt - 1, 0);
-  switch (plan) {
-    case Plan::kRun:
-    case Plan::kDuplicate: s.kind = Settlement::Kind::kAck; break;
-    case Plan::kRetry: s.kind = Settlement::Kind::kRetry; break;
-    case Plan::kPark:
-    case Plan::kConflict: s.kind = Settlement::Kind::kPark; break;
-    case Plan::kRelease:
-    case Plan::kInFlight:
-    case Plan::kCopyOf: s.kind = Settlement::Kind::kRelease; break;
+  switch (o.kind) {
+    case DecisionKind::kFirst:
+    case DecisionKind::kDuplicate: s.kind = Settlement::Kind::kAck; break;
+    case DecisionKind::kRetry: s.kind = Settlement::Kind::kRetry; break;
+    case DecisionKind::kParked:
+    case DecisionKind::kConflict: s.kind = Settlement::Kind::kPark; break;
+    case DecisionKind::kReleased:
+    case DecisionKind::kInFlight: s.kind = Settlement::Kind::kRelease; break;
   }
   return s;
 }
 
-void BatchItem::Apply(const ClaimVerdict& v) {
-  using K = ClaimVerdict::Kind;
-  attempt = v.attempt;
-  switch (v.kind) {
-    case K::kRun:
-    case K::kTakeOver: break;  // stays kRun
-    case K::kDuplicate:
-      Duplicate(v.reason);
-      applied_before = true;
-      break;
-    case K::kParkAgain: Park(v.reason); break;
-    case K::kConflict: Conflict(v.reason); break;
-    case K::kHold: Release(v.reason, v.delay_ms); break;
-    case K::kInFlight: InFlight(v.reason, v.delay_ms); break;
+Outcome ClaimVerdict::ToOutcome() const {
+  using B = Outcome::By;
+  switch (kind) {
+    case Kind::kDuplicate: return Outcome::Duplicate(B::kStore, reason);
+    case Kind::kParkAgain: return Outcome::Park(B::kStore, reason);
+    case Kind::kConflict: return Outcome::Conflict(B::kStore, reason);
+    case Kind::kHold: return Outcome::Release(B::kStore, reason, delay_ms);
+    case Kind::kInFlight: return Outcome::InFlight(B::kStore, reason, delay_ms);
+    case Kind::kRun:
+    case Kind::kTakeOver: break;
   }
-}
-
-void BatchItem::Apply(const RunVerdict& v) {
-  plan = v.plan;
-  if (v.plan != Plan::kRun) reason = v.reason;
-  delay_ms = v.delay_ms;
-  expected_status = v.record;
+  return Outcome::Applied(B::kStore);  // not reached: a verdict that runs has no outcome before the run
 }
 
 ClaimVerdict ClassifyClaim(const ClaimResult& claim, std::string_view fingerprint, bool replayed, int64_t now_ms,
@@ -119,16 +117,16 @@ ClaimVerdict ClassifyClaim(const ClaimResult& claim, std::string_view fingerprin
 }
 
 RunVerdict ClassifyRun(const HandlerResult& result, int attempt, const RetryPolicy& retry) {
-  using P = BatchItem::Plan;
+  using B = Outcome::By;
   switch (result.outcome) {
-    case HandlerResult::Outcome::kOk: return {P::kRun, RecordStatus::kSucceeded, {}, 0};
-    case HandlerResult::Outcome::kPermanent: return {P::kPark, RecordStatus::kFailed, result.reason, 0};
+    case HandlerResult::Outcome::kOk: return {Outcome::Applied(B::kStore), RecordStatus::kSucceeded};
+    case HandlerResult::Outcome::kPermanent: return {Outcome::Park(B::kStore, result.reason), RecordStatus::kFailed};
     case HandlerResult::Outcome::kRetryable: break;
   }
   if (attempt >= retry.max_attempts)
-    return {P::kPark, RecordStatus::kFailed, "gave up after " + std::to_string(attempt) + " attempts: " + result.reason,
-            0};
-  return {P::kRetry, RecordStatus::kReleased, result.reason, retry.DelayAfter(attempt)};
+    return {Outcome::Park(B::kStore, "gave up after " + std::to_string(attempt) + " attempts: " + result.reason),
+            RecordStatus::kFailed};
+  return {Outcome::Retry(result.reason, retry.DelayAfter(attempt)), RecordStatus::kReleased};
 }
 
 }  // namespace idem

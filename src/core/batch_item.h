@@ -1,11 +1,19 @@
-// One message's journey through a batch: what the pipeline plans for it and why.
+// One message's journey through a batch: what the phases learn about it, and
+// the one outcome it ends with.
+//
+// Each phase adds facts (planning: handler, key, fingerprint, in-batch copy;
+// the fast filter: its verdict; the transaction: attempt, whether the handler
+// ran, what the record was completed with). The outcome is set once, by the
+// phase that decides it (Decide); settling and reporting only map it.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "idem/decision.h"
+#include "idem/fast_filter.h"
 #include "idem/handler.h"
 #include "idem/record.h"
 #include "idem/retry.h"
@@ -14,60 +22,67 @@
 
 namespace idem {
 
-struct ClaimVerdict;
-struct RunVerdict;
+// How a message's batch ends for it. The kinds are the decisions idem reports.
+struct Outcome {
+  enum class By {
+    kPlan,    // planning, without the database (bad input, no handler, an in-batch conflict)
+    kFilter,  // the fast filter's verdict
+    kStore,   // the records (claim, handler run, complete, commit) or the store's failure
+    kCopy,    // an in-batch copy, following its primary
+  };
+  DecisionKind kind = DecisionKind::kFirst;
+  By by = By::kStore;
+  std::string reason;
+  int64_t delay_ms = 0;  // kRetry: the retry delay; kReleased / kInFlight: how long to hold it back
+
+  static Outcome Applied(By by) { return {DecisionKind::kFirst, by, {}, 0}; }
+  static Outcome Duplicate(By by, std::string why) { return {DecisionKind::kDuplicate, by, std::move(why), 0}; }
+  static Outcome Conflict(By by, std::string why) { return {DecisionKind::kConflict, by, std::move(why), 0}; }
+  static Outcome Retry(std::string why, int64_t delay) {
+    return {DecisionKind::kRetry, By::kStore, std::move(why), delay};
+  }
+  static Outcome Park(By by, std::string why) { return {DecisionKind::kParked, by, std::move(why), 0}; }
+  static Outcome Release(By by, std::string why, int64_t delay) {
+    return {DecisionKind::kReleased, by, std::move(why), delay};
+  }
+  static Outcome InFlight(By by, std::string why, int64_t delay) {
+    return {DecisionKind::kInFlight, by, std::move(why), delay};
+  }
+};
 
 struct BatchItem {
-  enum class Plan {
-    kRun,        // run the handler (after it ran OK: acknowledge as FIRST)
-    kDuplicate,  // already applied: acknowledge
-    kCopyOf,     // same key and payload as `primary` earlier in this batch: follows it
-    kConflict,   // same key, different payload: park
-    kRetry,      // retryable failure: delay tier
-    kPark,       // permanent: terminal queue
-    kRelease,    // undecided: give back to the broker
-    kInFlight,   // another worker holds a live claim: give back until its lease ends
-  };
-
   const Message* msg = nullptr;
+  int64_t polled_at_us = 0;
+
+  // Planning.
   const HandlerSpec* spec = nullptr;
   std::string key;
   std::string fingerprint;
-  Payload payload;  // parsed in planning, handed to the handler
-  Plan plan = Plan::kPark;
-  size_t primary = 0;  // kCopyOf: index of the first copy
-  int attempt = 0;     // handler attempt number for this key (1-based)
-  bool ran = false;    // the handler ran in this batch's transaction
-  bool decided_without_db = false;  // parked in planning; stands even if the transaction fails
-  bool filter_marked = false;   // we set its fast-filter marker; Finish must settle it
-  bool filtered = false;        // the fast filter said DONE: acknowledged without the database
-  bool applied_before = false;  // the record said SUCCEEDED
-  RecordStatus expected_status = RecordStatus::kSucceeded;  // what Complete wrote
-  std::string reason;
+  Payload payload;                // parsed in planning, handed to the handler
+  std::optional<size_t> copy_of;  // same key and payload as this earlier item: follows its outcome
+
+  // The fast filter.
+  std::optional<FilterVerdict> filter;  // what it said (unset: not asked)
+  bool filter_marked = false;           // we set its marker; Finish must settle it
+  std::string note;                     // said with an applied outcome (a degraded filter)
+
+  // The batch transaction (its last run).
+  int attempt = 0;   // handler attempt number for this key (1-based); 0 before any claim
+  bool ran = false;  // the handler ran in it
+  RecordStatus written = RecordStatus::kSucceeded;  // what Complete wrote
   std::string summary;
-  int64_t delay_ms = 0;
-  int64_t polled_at_us = 0;
 
-  void Park(std::string why) { plan = Plan::kPark; reason = std::move(why); }
-  void Conflict(std::string why) { plan = Plan::kConflict; reason = std::move(why); }
-  void Duplicate(std::string why) { plan = Plan::kDuplicate; reason = std::move(why); }
-  void Release(std::string why, int64_t delay) {
-    plan = Plan::kRelease;
-    reason = std::move(why);
-    delay_ms = delay;
-  }
-  void InFlight(std::string why, int64_t delay) {
-    plan = Plan::kInFlight;
-    reason = std::move(why);
-    delay_ms = delay;
-  }
+  std::optional<Outcome> outcome;
 
-  // The plan a claim verdict or a handler run's verdict gives this message.
-  void Apply(const ClaimVerdict& v);
-  void Apply(const RunVerdict& v);
+  // Sets the outcome. REQUIRES: none set yet (each message gets exactly one).
+  void Decide(Outcome o);
+  bool decided() const { return outcome.has_value(); }
+  // Goes to the transaction: planned to run, not a copy, not decided yet, and not
+  // settled by the fast filter (DONE or in flight).
+  bool Runnable() const;
 
   Decision ToDecision(const std::string& group) const;
-  // What the source is told: only a mapping of the plan.
+  // What the source is told: only a mapping of the outcome.
   Settlement ToSettlement() const;
 };
 
@@ -90,6 +105,8 @@ struct ClaimVerdict {
 
   bool Runs() const { return kind == Kind::kRun || kind == Kind::kTakeOver; }
   bool NotesDuplicate() const { return kind == Kind::kDuplicate || kind == Kind::kParkAgain; }
+  // The outcome of a verdict that does not run the handler. REQUIRES: !Runs().
+  Outcome ToOutcome() const;
 };
 ClaimVerdict ClassifyClaim(const ClaimResult& claim, std::string_view fingerprint, bool replayed, int64_t now_ms,
                            const RetryPolicy& retry);
@@ -97,10 +114,8 @@ ClaimVerdict ClassifyClaim(const ClaimResult& claim, std::string_view fingerprin
 // How a handler run ends for its message once its attempt number is known: a
 // retryable failure at the last attempt is parked. Pure.
 struct RunVerdict {
-  BatchItem::Plan plan = BatchItem::Plan::kRun;  // kRun (applied), kRetry or kPark
+  Outcome outcome;  // kFirst (applied), kRetry or kParked
   RecordStatus record = RecordStatus::kSucceeded;
-  std::string reason;  // empty when applied: the item keeps the note it has (a degraded filter)
-  int64_t delay_ms = 0;
 };
 RunVerdict ClassifyRun(const HandlerResult& result, int attempt, const RetryPolicy& retry);
 

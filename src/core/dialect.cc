@@ -8,6 +8,8 @@ std::string_view DialectName(Dialect dialect) {
       return "sqlite";
     case Dialect::kPostgres:
       return "postgres";
+    case Dialect::kMySql:
+      return "mysql";
   }
   return "unknown";
 }

@@ -1,5 +1,7 @@
 // Shared by the guard tests: a private in-memory SQLite store with the test's
-// tables, and one open transaction to run the guards in.
+// tables, and one open transaction to run the guards in. Built with
+// IDEM_GUARD_TESTS_ON_MYSQL (tests/mysql), the same tests run on a fresh
+// database of the MariaDB test server instead.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,6 +10,9 @@
 #include <string>
 
 #include "idem/store.h"
+#ifdef IDEM_GUARD_TESTS_ON_MYSQL
+#include "mysql/my_test_support.h"
+#endif
 
 namespace idem::guards {
 
@@ -15,9 +20,15 @@ class GuardTest : public ::testing::Test {
  protected:
   // Creates the tables (and rows) of `schema`, then begins `tx_`.
   void Open(const std::string& schema) {
+#ifdef IDEM_GUARD_TESTS_ON_MYSQL
+    if (testing::MysqlTestUrl().empty()) GTEST_SKIP() << testing::kNoMysql;
+    store_ = testing::OpenMyStoreOrFail(testing::FreshDatabaseUrl());
+    ASSERT_NE(store_, nullptr);
+#else
     auto s = OpenSqliteStore(":memory:", {}, Env::Default());
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(*s);
+#endif
     ASSERT_TRUE(store_->ExecScript(schema).ok());
     Begin();
   }

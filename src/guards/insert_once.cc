@@ -29,9 +29,21 @@ Result<InsertOutcome> InsertOnce(SqlTx& tx, std::string_view table, const std::v
     return *n > 0 ? InsertOutcome::kInserted : InsertOutcome::kAlreadyApplied;
   }
 
-  // Elsewhere (MySQL's INSERT IGNORE would also swallow other errors) the savepoint keeps the caller's transaction alive after the violation
-  // (PostgreSQL would otherwise refuse every later statement) and undoes only
-  // this statement, not what the handler wrote before it.
+  // MySQL rolls back only the failing statement on a duplicate key (1062), so
+  // the plain INSERT is the whole guard: one round trip, the transaction stays
+  // usable. (INSERT IGNORE would also turn NULLs and truncations into warnings
+  // and a changed row.) A deadlock is still an error: it ends the transaction.
+  if (dialect == Dialect::kMySql) {
+    auto n = tx.Exec(sql, params);
+    if (n.ok()) return InsertOutcome::kInserted;
+    if (n.status().IsAlreadyExists()) return InsertOutcome::kAlreadyApplied;
+    return n.status();
+  }
+
+  // Elsewhere the savepoint keeps the caller's transaction alive after the
+  // violation (an engine that aborts the transaction on any error would
+  // otherwise refuse every later statement) and undoes only this statement,
+  // not what the handler wrote before it.
   constexpr std::string_view kSavepoint = "idem_insert_once";
   IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
   auto n = tx.Exec(sql, params);

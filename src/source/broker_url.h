@@ -9,13 +9,13 @@
 namespace idem {
 
 struct BrokerUrl {
-  enum class Kind { kEmbedded, kRabbitMq };
+  enum class Kind { kEmbedded, kRabbitMq, kKafka };
   Kind kind = Kind::kEmbedded;
   std::string path;  // kEmbedded: the queue file, never empty
 };
 
 // amqp:// and amqps:// are kRabbitMq in a build with the adapter (ParseAmqpUrl
-// reads the rest); queue:PATH, queue://PATH and a bare path are kEmbedded. Any
+// reads the rest), kafka:// is kKafka (ParseKafkaUrl); queue:PATH, queue://PATH and a bare path are kEmbedded. Any
 // other scheme or a missing path is an InvalidArgument that says what to write.
 Result<BrokerUrl> ParseBrokerUrl(const std::string& url);
 

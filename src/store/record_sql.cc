@@ -1,8 +1,43 @@
 #include "store/record_sql.h"
 
 namespace idem::record_sql {
+namespace {
+
+// MySQL: keys and groups are VARBINARY (compared byte-wise, like the other
+// dialects); together they stay under InnoDB's 3072-byte index limit.
+std::string MySqlSchemaDdl() {
+  return "CREATE TABLE IF NOT EXISTS idem_schema (version INTEGER NOT NULL) ENGINE=InnoDB;\n"
+         "CREATE TABLE IF NOT EXISTS idem_records (\n"
+         "  consumer_group VARBINARY(255) NOT NULL,\n"
+         "  `key`          VARBINARY(512) NOT NULL,\n"
+         "  status         VARCHAR(16) NOT NULL CHECK (status IN ('PROCESSING','SUCCEEDED','FAILED','RELEASED')),\n"
+         "  fingerprint    TEXT NOT NULL,\n"
+         "  message_id     TEXT NOT NULL,\n"
+         "  attempts       INTEGER NOT NULL DEFAULT 0,\n"
+         "  duplicates     INTEGER NOT NULL DEFAULT 0,\n"
+         "  lease_until_ms BIGINT NOT NULL,\n"
+         "  first_seen_ms  BIGINT NOT NULL,\n"
+         "  last_seen_ms   BIGINT NOT NULL,\n"
+         "  last_error     MEDIUMTEXT NOT NULL DEFAULT '',\n"
+         "  result_summary MEDIUMTEXT NOT NULL DEFAULT '',\n"
+         "  PRIMARY KEY (consumer_group, `key`)\n"
+         ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;\n"
+         "CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);\n";
+}
+
+}  // namespace
+
+std::string_view KeyColumn(Dialect dialect) { return dialect == Dialect::kMySql ? "`key`" : "key"; }
+
+const std::string& RecordColumns(Dialect dialect) {
+  static const std::string plain = IDEM_RECORD_COLUMNS;
+  static const std::string mysql = "consumer_group, `key`, status, fingerprint, message_id, attempts, duplicates, "
+                                   "lease_until_ms, first_seen_ms, last_seen_ms, last_error, result_summary";
+  return dialect == Dialect::kMySql ? mysql : plain;
+}
 
 std::string SchemaDdl(Dialect dialect) {
+  if (dialect == Dialect::kMySql) return MySqlSchemaDdl() + OutboxDdl(dialect);
   const bool pg = dialect == Dialect::kPostgres;
   // Keys compare byte-wise: exact, locale-independent, and the cheapest index
   // order. SQLite's default (BINARY) already is; PostgreSQL needs COLLATE "C".
@@ -40,9 +75,61 @@ Status CheckSchemaVersion(SqlTx& tx) {
   return Status::OK();
 }
 
+const std::string& ReadRecordSql(Dialect dialect) {
+  static const std::string by_dialect[] = {
+      "SELECT " + RecordColumns(Dialect::kSqlite) + " FROM idem_records WHERE consumer_group = ? AND key = ?",
+      "SELECT " + RecordColumns(Dialect::kPostgres) + " FROM idem_records WHERE consumer_group = ? AND key = ?",
+      "SELECT " + RecordColumns(Dialect::kMySql) + " FROM idem_records WHERE consumer_group = ? AND `key` = ?"};
+  return by_dialect[static_cast<int>(dialect)];
+}
+
+Status TakeOver(SqlTx& tx, std::string_view group, const ClaimRequest& req, int64_t now_ms, int64_t lease_until_ms) {
+  auto n = tx.Exec("UPDATE idem_records SET status = 'PROCESSING', message_id = ?, lease_until_ms = ?, "
+                   "last_seen_ms = ? WHERE consumer_group = ? AND " + std::string(KeyColumn(tx.Dialect())) + " = ?",
+                   {req.message_id, lease_until_ms, now_ms, std::string(group), req.key});
+  if (!n.ok()) return n.status();
+  if (*n != 1) return Status::NotFound("record to take over is missing: " + req.key);
+  return Status::OK();
+}
+
+Status NoteDuplicate(SqlTx& tx, std::string_view group, std::string_view key, int64_t now_ms) {
+  // SQLite's two-argument MAX is the others' GREATEST.
+  const Dialect d = tx.Dialect();
+  return tx.Exec(std::string("UPDATE idem_records SET duplicates = duplicates + 1, last_seen_ms = ") +
+                     (d == Dialect::kSqlite ? "MAX" : "GREATEST") + "(last_seen_ms, ?) WHERE consumer_group = ? AND " +
+                     std::string(KeyColumn(d)) + " = ?",
+                 {now_ms, std::string(group), std::string(key)})
+      .status();
+}
+
 // ---- The transactional outbox ----
 
+namespace {
+
+// MySQL: keys are VARBINARY (byte-wise, like the other dialects); InnoDB
+// wants a length on indexed columns.
+std::string MySqlOutboxDdl() {
+  return "CREATE TABLE IF NOT EXISTS idem_outbox (\n"
+         "  id         BIGINT AUTO_INCREMENT PRIMARY KEY,\n"
+         "  message_id VARBINARY(64) NOT NULL UNIQUE,\n"
+         "  topic      VARCHAR(255) NOT NULL,\n"
+         "  msg_key    VARBINARY(512) NOT NULL,\n"
+         "  headers    MEDIUMTEXT NOT NULL,\n"
+         "  payload    LONGBLOB NOT NULL,\n"
+         "  state      VARCHAR(8) NOT NULL DEFAULT 'PENDING' CHECK (state IN ('PENDING','SENT','DEAD')),\n"
+         "  attempts   INTEGER NOT NULL DEFAULT 0,\n"
+         "  due_ms     BIGINT NOT NULL,\n"
+         "  created_ms BIGINT NOT NULL,\n"
+         "  sent_ms    BIGINT NOT NULL DEFAULT 0,\n"
+         "  last_error MEDIUMTEXT NOT NULL DEFAULT ''\n"
+         ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;\n"
+         "CREATE INDEX IF NOT EXISTS idem_outbox_due ON idem_outbox (state, due_ms);\n";
+}
+
+}  // namespace
+
 std::string OutboxDdl(Dialect dialect) {
+  if (dialect == Dialect::kMySql) return MySqlOutboxDdl();
   const bool pg = dialect == Dialect::kPostgres;
   // The id orders rows as they were emitted (the relay publishes in that order);
   // message_id is the stable id a row keeps across every publish attempt.

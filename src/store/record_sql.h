@@ -1,12 +1,15 @@
 // The consumption-record table, written once for every SQL store: its columns,
-// its DDL in each dialect and the schema version check. A backend keeps only
-// what must differ (its batch claim, its error mapping, its placeholders).
+// its DDL in each dialect, the schema version check and the record statements
+// that read the same on every engine. A backend keeps only what must differ
+// (its batch claim and completion, its sweep, its error mapping, its placeholders).
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "idem/sql.h"
 #include "idem/status.h"
+#include "idem/store.h"
 
 namespace idem::record_sql {
 
@@ -18,6 +21,13 @@ inline constexpr int kSchemaVersion = 1;
   "consumer_group, key, status, fingerprint, message_id, attempts, duplicates, lease_until_ms, " \
   "first_seen_ms, last_seen_ms, last_error, result_summary"
 
+// The record columns in RecordFromRow's order, for a SELECT list. MySQL
+// reserves the word `key`: its dialect quotes the column.
+const std::string& RecordColumns(Dialect dialect);
+
+// The key column's name as the dialect writes it in a statement.
+std::string_view KeyColumn(Dialect dialect);
+
 // CREATE … IF NOT EXISTS of idem_schema and idem_records with its index, as
 // one script: the same columns and meaning on every engine.
 std::string SchemaDdl(Dialect dialect);
@@ -25,6 +35,15 @@ std::string SchemaDdl(Dialect dialect);
 // After SchemaDdl ran in `tx`: stamps a new database with kSchemaVersion, and
 // refuses (Permanent) one written by a newer idem.
 Status CheckSchemaVersion(SqlTx& tx);
+
+// SELECT of one record; parameters: group, key.
+const std::string& ReadRecordSql(Dialect dialect);
+
+// StoreTx::TakeOver and StoreTx::NoteDuplicate, through the transaction's own
+// Exec: the same statement on every engine, the same NotFound when the record
+// to take over is missing.
+Status TakeOver(SqlTx& tx, std::string_view group, const ClaimRequest& req, int64_t now_ms, int64_t lease_until_ms);
+Status NoteDuplicate(SqlTx& tx, std::string_view group, std::string_view key, int64_t now_ms);
 
 // ---- The transactional outbox (docs/outbox.md) ----
 // idem_outbox holds the messages handlers emit (HandlerContext::Emit) until the

@@ -10,13 +10,14 @@
 namespace idem {
 
 struct StoreUrl {
-  enum class Kind { kSqlite, kPostgres };
+  enum class Kind { kSqlite, kPostgres, kMySql };
   Kind kind = Kind::kSqlite;
   std::string path;           // kSqlite: the database file, never empty
   SqliteStoreOptions sqlite;  // kSqlite: from ?synchronous=
 };
 
-// postgresql:// and postgres:// are kPostgres (libpq reads the rest); sqlite:PATH,
+// postgresql:// and postgres:// are kPostgres (libpq reads the rest), mysql://
+// and mariadb:// kMySql (the store reads the rest); sqlite:PATH,
 // sqlite://PATH and a bare path are kSqlite. Any other scheme, a missing path or
 // an unknown option is an InvalidArgument that says what to write instead.
 Result<StoreUrl> ParseStoreUrl(const std::string& url);

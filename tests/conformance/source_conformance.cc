@@ -113,6 +113,21 @@ TEST_P(SourceConformance, UnsettledMessagesOutliveTheirConsumerAndAckedOnesDoNot
   EXPECT_TRUE(TakeNothing(*broker_).empty());
 }
 
+// Receipts are the Source's own: another client of the same queue cannot settle
+// what this one holds, and a message is settled once.
+TEST_P(SourceConformance, ASourceRefusesReceiptsItDidNotHandOutOrHasSettled) {
+  Publish({"mine"});
+  auto held = Take(*broker_, 1);
+  ASSERT_EQ(held.size(), 1u);
+  auto other = Connect();
+  ASSERT_NE(other, nullptr);
+  EXPECT_FALSE(Settle(*other, held[0], Settlement::Kind::kAck).ok()) << "another client acked what this one holds";
+  ASSERT_TRUE(Settle(*broker_, held[0], Settlement::Kind::kAck).ok());
+  EXPECT_FALSE(Settle(*broker_, held[0], Settlement::Kind::kAck).ok()) << "settled twice";
+  ASSERT_TRUE(other->source().Abandon().ok());
+  EXPECT_TRUE(TakeNothing(*broker_).empty());
+}
+
 TEST_P(SourceConformance, AbandonHandsEverythingBackAtOnceMarkedAsRedelivered) {
   Publish({"a", "b", "c"});
   auto held = Take(*broker_, 3);
@@ -293,6 +308,12 @@ TEST_P(SourceConformance, PurgeDeletesOnlyTheDeadLettersNamed) {
   ASSERT_EQ(dead.size(), 2u);
   const DeadLetter& drop = dead[0].message.payload == "drop" ? dead[0] : dead[1];
   auto purged = broker_->dead_letters()->Purge({drop.id}, "bob");
+  if (!purged.ok() && purged.status().IsNotSupported()) {
+    // A broker that cannot delete one dead letter (Kafka: a log) must say so
+    // and what it does instead, and must not hide it anyway.
+    EXPECT_EQ(Dead(*broker_).size(), 2u) << "a purge that is not supported removed a dead letter";
+    GTEST_SKIP() << GetParam().name << " cannot purge one dead letter, and says so: " << purged.status().ToString();
+  }
   ASSERT_TRUE(purged.ok()) << purged.status().ToString();
   EXPECT_EQ(*purged, 1);
   auto left = Dead(*broker_);

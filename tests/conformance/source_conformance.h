@@ -9,6 +9,10 @@
 //
 //   INSTANTIATE_TEST_SUITE_P(Embedded, SourceConformance, ::testing::Values(SourceFactory{...}));
 //
+// A dead-letter operation a broker cannot honour (Status::NotSupported, e.g. a
+// log that cannot purge one record) is reported as a skip that names the
+// broker and quotes what it does instead; every other failure fails.
+//
 // Time: the suite never sleeps. It waits by polling with a bounded wait, which
 // on a broker with a manual Env (the embedded queue under testing::ManualEnv)
 // moves that clock, and on a real server lets real time pass.

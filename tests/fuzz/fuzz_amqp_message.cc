@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string body = "{\"id\":1}";
   const amqp_bytes_t body_bytes{body.size(), const_cast<char*>(body.data())};
 
-  const Message m = MessageFromAmqp(props, body_bytes, "pay", "fallback", names);
+  const Message m = MessageFromAmqp(props, body_bytes, "pay", "fallback");
   const int attempts = AttemptOf(HeadersOf(props), names);
   Check(attempts >= 1 && attempts <= 1'000'000, "attempt out of range");
   (void)DeathsOf(HeadersOf(props));
@@ -82,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Pool again;
   const amqp_basic_properties_t* back = OverTheWire(copy->Properties(), &again.pool);
   Check(HeadersAsText(HeadersOf(*back)) == HeadersAsText(HeadersOf(props)), "a republished copy lost headers");
-  const Message m2 = MessageFromAmqp(*back, body_bytes, "pay", "fallback", names);
+  const Message m2 = MessageFromAmqp(*back, body_bytes, "pay", "fallback");
   Check(m2.id == m.id && m2.key == m.key && m2.topic == m.topic && AttemptOf(HeadersOf(*back), names) == attempts &&
             m2.published_at_ms == m.published_at_ms,
         "a republished copy reads back as a different message");
@@ -92,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto fresh = FromMessage(m, names, "", kNowMs);
   Pool third;
   const amqp_basic_properties_t* out = OverTheWire(fresh->Properties(), &third.pool);
-  const Message m3 = MessageFromAmqp(*out, body_bytes, m.topic, "fallback", names);
+  const Message m3 = MessageFromAmqp(*out, body_bytes, m.topic, "fallback");
   // (A key header that is not text or an integer gives no key, and comes back as its JSON text.)
   Check(m.key.empty() || m3.key == m.key, "a published message changed key");
   Check(m3.published_at_ms == (m.published_at_ms ? m.published_at_ms : kNowMs), "publication time changed");

@@ -83,7 +83,7 @@ TEST(DemoCli, HelpTeachesAndBadUsageExitsTwo) {
     EXPECT_NE(help.out.find(word), std::string::npos) << word;
   EXPECT_EQ(RunCli("demo --messages 3").exit_code, 2);
   EXPECT_EQ(RunCli("demo --only A9").exit_code, 2);
-  auto not_rabbit = idem::testing::RunProcess({IDEM_CLI_PATH, "demo", "--broker", "kafka://127.0.0.1:9092"});
+  auto not_rabbit = idem::testing::RunProcess({IDEM_CLI_PATH, "demo", "--broker", "nats://127.0.0.1:4222"});
   EXPECT_EQ(not_rabbit.exit_code, 2);
   EXPECT_NE(not_rabbit.err.find("amqp://"), std::string::npos) << not_rabbit.err;
   EXPECT_EQ(RunCli("demo --broker amqp://127.0.0.1 --speedup 0").exit_code, 2);

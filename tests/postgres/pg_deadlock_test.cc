@@ -6,64 +6,15 @@
 // at its first attempt, and nothing goes to a retry delay or the dead-letter queue.
 #include <gtest/gtest.h>
 
-#include <condition_variable>
-#include <mutex>
-#include <nlohmann/json.hpp>
-
 #include "idem/embedded_queue.h"
-#include "idem/guards.h"
 #include "idem/pipeline.h"
 #include "postgres/pg_test_support.h"
 #include "testing/consumer_group.h"
+#include "testing/opposing_transfers.h"
 #include "testing/test_util.h"
 
 namespace idem::testing {
 namespace {
-
-// Opens once `parties` handlers have arrived, and then stays open. Bounded, so
-// a bug cannot hang the test.
-class OneShotBarrier {
- public:
-  explicit OneShotBarrier(int parties) : left_(parties) {}
-  void ArriveAndWait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (left_ == 0) return;
-    if (--left_ == 0) {
-      cv_.notify_all();
-      return;
-    }
-    cv_.wait_for(lock, std::chrono::seconds(30), [this] { return left_ == 0; });
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int left_;
-};
-
-const BalanceColumn kAccounts{"accounts", "owner", "balance"};
-
-// {"transfer_id": "T1", "from": "u1", "to": "u2", "amount": 5}: debit, then credit,
-// with the guard helpers; a failed guard becomes a retryable result, as handlers write it.
-HandlerSpec TransferHandler(OneShotBarrier* barrier) {
-  HandlerSpec spec;
-  spec.topic = "transfer";
-  spec.key.fields = {"transfer_id"};
-  spec.fn = [barrier](HandlerContext& ctx) -> HandlerResult {
-    auto doc = nlohmann::json::parse(ctx.message.payload);
-    const int64_t amount = doc.at("amount").get<int64_t>();
-    auto debit = ChangeBalance(ctx.tx, kAccounts, doc.at("from").get<std::string>(), -amount);
-    if (!debit.ok()) return HandlerResult::Retryable("debit: " + debit.status().ToString());
-    barrier->ArriveAndWait();  // the first of each direction holds its source account's row lock here
-    auto credit = ChangeBalance(ctx.tx, kAccounts, doc.at("to").get<std::string>(), amount);
-    if (!credit.ok()) return HandlerResult::Retryable("credit: " + credit.status().ToString());
-    auto ins = ctx.tx.Exec("INSERT INTO effects (key, msg_id, amount) VALUES (?, ?, ?)",
-                           {ctx.idempotency_key, ctx.message.id, amount});
-    if (!ins.ok()) return HandlerResult::Retryable("effect: " + ins.status().ToString());
-    return HandlerResult::Ok();
-  };
-  return spec;
-}
 
 TEST(PgDeadlock, TheVictimsBatchIsRerunSoEveryTransferAppliesOnceAtItsFirstAttempt) {
   if (PostgresTestUrl().empty()) GTEST_SKIP() << kNoPostgres;
@@ -77,18 +28,7 @@ TEST(PgDeadlock, TheVictimsBatchIsRerunSoEveryTransferAppliesOnceAtItsFirstAttem
   ASSERT_TRUE(queue.ok()) << queue.status().ToString();
 
   constexpr int kTransfers = 4, kConsumers = 4;
-  std::vector<Message> messages;
-  for (int i = 0; i < kTransfers; ++i) {
-    const bool forth = i % 2 == 0;
-    Message m;
-    m.topic = "transfer";
-    m.payload = nlohmann::json{{"transfer_id", "T" + std::to_string(i)},
-                               {"from", forth ? "u1" : "u2"},
-                               {"to", forth ? "u2" : "u1"},
-                               {"amount", forth ? 7 : 3}}
-                    .dump();
-    messages.push_back(std::move(m));
-  }
+  std::vector<Message> messages = OpposingTransfers(kTransfers);
   ASSERT_TRUE((*queue)->PublishBatch(messages).ok());
 
   // One message per batch: each consumer holds one transfer, so the first
@@ -108,7 +48,9 @@ TEST(PgDeadlock, TheVictimsBatchIsRerunSoEveryTransferAppliesOnceAtItsFirstAttem
     if (q.ok()) c.queue = std::move(*q);
     c.store = OpenPgStoreOrFail(url);
     c.pipeline = std::make_unique<Pipeline>(c.queue.get(), c.store.get(), Env::Default(), o);
-    EXPECT_TRUE(c.pipeline->Register(TransferHandler(&barrier)).ok());
+    EXPECT_TRUE(
+        c.pipeline->Register(TransferHandler(&barrier, "INSERT INTO effects (key, msg_id, amount) VALUES (?, ?, ?)"))
+            .ok());
     return c;
   });
   ASSERT_TRUE(WaitFor([&] { return QueueSettled(**queue); }, 60'000)) << "the queue never settled";

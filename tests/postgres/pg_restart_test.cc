@@ -3,7 +3,6 @@
 // executable runs alone (RUN_SERIAL).
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <cstdlib>
 
 #include "idem/embedded_queue.h"
@@ -11,6 +10,7 @@
 #include "postgres/pg_test_support.h"
 #include "testing/consumer_group.h"
 #include "testing/portable_pay.h"
+#include "testing/server_script.h"
 #include "testing/test_util.h"
 
 namespace idem::testing {
@@ -20,20 +20,9 @@ constexpr const char* kServerStartSql =
     "SELECT (EXTRACT(EPOCH FROM pg_postmaster_start_time()) * 1000000)::BIGINT";
 const std::string kScript = std::string(IDEM_SOURCE_DIR) + "/scripts/servers/postgres.sh";
 
-std::string ScriptUrl() {
-  std::string out;
-  if (FILE* f = popen((kScript + " url").c_str(), "r")) {
-    char buf[512];
-    while (fgets(buf, sizeof buf, f)) out += buf;
-    pclose(f);
-  }
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
 TEST(PgRestartTest, ServerRestartMidTransactionLosesNothingAndDuplicatesNothing) {
   if (PostgresTestUrl().empty()) GTEST_SKIP() << kNoPostgres;
-  if (ScriptUrl() != PostgresTestUrl())
+  if (ServerScriptUrl(kScript) != PostgresTestUrl())
     GTEST_SKIP() << "IDEM_TEST_POSTGRES_URL is not the server " << kScript << " manages; not restarting it";
   const std::string url = FreshSchemaUrl();
   auto store = OpenPgStoreOrFail(url);

@@ -7,6 +7,7 @@
 #include "conformance/store_conformance.h"
 #include "idem/postgres_store.h"
 #include "postgres/pg_test_support.h"
+#include "testing/claim_races.h"
 #include "testing/consumer_group.h"
 
 namespace idem::testing {
@@ -45,6 +46,11 @@ class PgStoreTest : public ::testing::Test {
     auto rows = (*tx)->Query("SELECT pg_backend_pid()", {});
     EXPECT_TRUE(rows.ok()) << rows.status().ToString();
     return rows.ok() ? AsInt((*rows)[0][0]) : 0;
+  }
+
+  static bool WaitsForLock(int64_t pid) {
+    return MaintenanceInt("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = " + std::to_string(pid) +
+                          " AND wait_event_type = 'Lock'") == 1;
   }
 
   void KillBackend(int64_t pid) {
@@ -148,89 +154,21 @@ TEST_F(PgStoreTest, ConnectionLostDuringCommitIsInDoubtAndTheRecordTellsTheOutco
   EXPECT_EQ(AsInt((*effects)[0][0]), rec->has_value() ? 1 : 0);
 }
 
-// Worker A has inserted a claim and not committed; worker B claims the same
-// key and waits for A. A commits: B's statement snapshot predates the commit,
-// so the claim must look again and report A's record, not lose the key.
-// A rolls back instead: B's claim inserts.
+// Worker B's claim of a key worker A holds waits for A, then reports what A
+// decided (testing/claim_races.h).
 TEST_F(PgStoreTest, AClaimThatWaitedForAnotherWorkerReportsWhatThatWorkerDecided) {
   auto other = OpenPgStoreOrFail(url_);
   ASSERT_NE(other, nullptr);
   const int64_t other_pid = BackendPid(*other);
-  for (bool a_commits : {true, false}) {
-    const std::string key = a_commits ? "k-commit" : "k-rollback";
-    std::vector<ClaimRequest> reqs{{key, "fp", "m-a"}};
-    auto a = store_->Begin();
-    ASSERT_TRUE(a.ok());
-    ASSERT_TRUE((*a)->Claim("g", reqs, 1, 2).ok());
-    ASSERT_TRUE((*a)->Complete("g", key, RecordStatus::kSucceeded, "", "by a", 3).ok());
-    Result<std::vector<ClaimResult>> seen_by_b = Status::Unavailable("not run");
-    std::thread b([&] {
-      auto tx = other->Begin();
-      if (!tx.ok()) return;
-      seen_by_b = (*tx)->Claim("g", reqs, 4, 5);
-    });
-    ASSERT_TRUE(WaitFor(
-        [&] {
-          return MaintenanceInt("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = " + std::to_string(other_pid) +
-                                " AND wait_event_type = 'Lock'") == 1;
-        },
-        10'000))
-        << "B never waited for A";
-    if (a_commits) ASSERT_TRUE((*a)->Commit().ok());
-    else (*a)->Rollback();
-    b.join();
-    ASSERT_TRUE(seen_by_b.ok()) << seen_by_b.status().ToString();
-    if (a_commits) {
-      EXPECT_FALSE((*seen_by_b)[0].inserted);
-      EXPECT_EQ((*seen_by_b)[0].existing.status, RecordStatus::kSucceeded);
-      EXPECT_EQ((*seen_by_b)[0].existing.result_summary, "by a");
-    } else {
-      EXPECT_TRUE((*seen_by_b)[0].inserted);
-    }
-  }
+  ExpectAWaitingClaimReportsTheOtherWorkersDecision(*store_, *other, [&] { return WaitsForLock(other_pid); });
 }
 
-// A released claim (a retryable failure) is retried by two workers at once.
-// Worker A claims it — the claim locks the record — and takes it over; B's
-// claim waits for A and then sees A's outcome. Without the lock, both would
-// read RELEASED, both take over, and the effect would happen twice.
 TEST_F(PgStoreTest, TwoWorkersRetryingOneReleasedKeyNeverBothTakeItOver) {
-  std::vector<ClaimRequest> first{{"k", "fp", "m1"}};
-  {
-    auto tx = store_->Begin();
-    ASSERT_TRUE(tx.ok());
-    ASSERT_TRUE((*tx)->Claim("g", first, 1, 2).ok());
-    ASSERT_TRUE((*tx)->Complete("g", "k", RecordStatus::kReleased, "bank timeout", "", 3).ok());
-    ASSERT_TRUE((*tx)->Commit().ok());
-  }
   auto other = OpenPgStoreOrFail(url_);
   ASSERT_NE(other, nullptr);
   const int64_t other_pid = BackendPid(*other);
-  std::vector<ClaimRequest> retry_a{{"k", "fp", "m2"}}, retry_b{{"k", "fp", "m3"}};
-  auto a = store_->Begin();
-  ASSERT_TRUE(a.ok());
-  auto seen_by_a = (*a)->Claim("g", retry_a, 10, 20);
-  ASSERT_TRUE(seen_by_a.ok());
-  ASSERT_EQ((*seen_by_a)[0].existing.status, RecordStatus::kReleased);
-  ASSERT_TRUE((*a)->TakeOver("g", retry_a[0], 10, 20).ok());
-  ASSERT_TRUE((*a)->Complete("g", "k", RecordStatus::kSucceeded, "", "paid", 11).ok());
-  Result<std::vector<ClaimResult>> seen_by_b = Status::Unavailable("not run");
-  std::thread b([&] {
-    auto tx = other->Begin();
-    if (tx.ok()) seen_by_b = (*tx)->Claim("g", retry_b, 12, 22);
-  });
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return MaintenanceInt("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = " + std::to_string(other_pid) +
-                              " AND wait_event_type = 'Lock'") == 1;
-      },
-      10'000))
-      << "B's claim did not wait for A's lock on the record";
-  ASSERT_TRUE((*a)->Commit().ok());
-  b.join();
-  ASSERT_TRUE(seen_by_b.ok()) << seen_by_b.status().ToString();
-  EXPECT_EQ((*seen_by_b)[0].existing.status, RecordStatus::kSucceeded) << "B must see A's outcome, not RELEASED";
-  EXPECT_EQ((*seen_by_b)[0].existing.message_id, "m2");
+  ExpectTwoWorkersRetryingOneReleasedKeyNeverBothTakeItOver(*store_, *other,
+                                                            [&] { return WaitsForLock(other_pid); });
 }
 
 TEST_F(PgStoreTest, DeadlockIsATransactionConflictSoTheBatchIsRerun) {

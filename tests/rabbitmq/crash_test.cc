@@ -6,25 +6,10 @@
 #include <unistd.h>
 
 #include "rabbitmq/rabbit_fixture.h"
+#include "testing/die_before_settle.h"
 
 namespace idem::testing {
 namespace {
-
-// Dies inside Settle, before any settlement reaches the broker: by then the
-// pipeline's transaction has committed and nothing has been acked or moved.
-class DieBeforeSettle final : public Source {
- public:
-  explicit DieBeforeSettle(Source* inner) : inner_(inner) {}
-  Result<std::vector<Message>> Poll(size_t max, int64_t wait_ms) override { return inner_->Poll(max, wait_ms); }
-  Status Settle(const std::vector<Settlement>& s) override {
-    kill(getpid(), SIGKILL);
-    return inner_->Settle(s);
-  }
-  Status Abandon() override { return inner_->Abandon(); }
-
- private:
-  Source* inner_;
-};
 
 class RabbitCrash : public RabbitTest {
  protected:

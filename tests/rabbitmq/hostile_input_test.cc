@@ -55,7 +55,7 @@ amqp_basic_properties_t WithHeaders(amqp_table_entry_t* headers, int n) {
 const std::string kBody = "{}";
 amqp_bytes_t Body() { return amqp_cstring_bytes(kBody.c_str()); }
 
-Message Decode(const amqp_basic_properties_t& p) { return MessageFromAmqp(p, Body(), "pay", "id-1", Names()); }
+Message Decode(const amqp_basic_properties_t& p) { return MessageFromAmqp(p, Body(), "pay", "id-1"); }
 
 TEST(RabbitUnitHostile, TimestampBeyondInt64MillisecondsIsAnUnknownPublicationTime) {
   amqp_basic_properties_t p{};

@@ -24,14 +24,14 @@ std::vector<Value> Ids(const std::vector<OutboxRow>& rows) {
 
 // Claims the due rows: pushes their due time past the claim window so no other
 // relay takes them while this one publishes. PostgreSQL skips rows another
-// relay holds instead of waiting for it; SQLite's write lock (BEGIN IMMEDIATE)
+// relay holds instead of waiting for it (MariaDB too); SQLite's write lock (BEGIN IMMEDIATE)
 // lets one relay claim at a time.
 Result<std::vector<OutboxRow>> Claim(Store& store, const RelayOptions& o, int64_t now_ms) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
   std::string sql = "SELECT " IDEM_OUTBOX_COLUMNS
                     " FROM idem_outbox WHERE state = 'PENDING' AND due_ms <= ? ORDER BY id LIMIT ?";
-  if (store.Dialect() == Dialect::kPostgres) sql += " FOR UPDATE SKIP LOCKED";
+  if (store.Dialect() != Dialect::kSqlite) sql += " FOR UPDATE SKIP LOCKED";
   auto found = (*tx)->Query(sql, {now_ms, o.batch_size});
   if (!found.ok()) return found.status();
   std::vector<OutboxRow> rows;
@@ -85,10 +85,12 @@ Status MarkFailed(Store& store, const RelayOptions& o, const std::vector<OutboxR
 Result<int64_t> CleanUp(Store& store, const RelayOptions& o, int64_t now_ms) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
-  auto n = (*tx)->Exec(
-      "DELETE FROM idem_outbox WHERE id IN "
-      "(SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?)",
-      {now_ms - o.sent_retention_ms, o.cleanup_batch});
+  // MySQL takes no LIMIT in an IN subquery, but has DELETE … LIMIT of its own.
+  const char* sql = store.Dialect() == Dialect::kMySql
+                        ? "DELETE FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?"
+                        : "DELETE FROM idem_outbox WHERE id IN "
+                          "(SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?)";
+  auto n = (*tx)->Exec(sql, {now_ms - o.sent_retention_ms, o.cleanup_batch});
   if (!n.ok()) return n.status();
   IDEM_RETURN_IF_ERROR((*tx)->Commit());
   return *n;

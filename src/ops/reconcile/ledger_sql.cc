@@ -38,6 +38,11 @@ std::string QuoteIdentifier(Dialect dialect, const std::string& name) {
     case Dialect::kSqlite:
     case Dialect::kPostgres:
       break;
+    case Dialect::kMySql: {
+      std::string out = "`";
+      for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
+      return out + "`";
+    }
   }
   std::string out = "\"";
   for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -94,7 +99,7 @@ LedgerSql::LedgerSql(const LedgerSpec& s, Dialect dialect) {
     const std::string column = QuoteIdentifier(dialect, s.balance_column);
     const std::string where = " WHERE " + QuoteIdentifier(dialect, s.balance_key_column) + " = ?";
     lock_balance =
-        "SELECT " + column + " FROM " + balance + where + (dialect == Dialect::kPostgres ? " FOR UPDATE" : "");
+        "SELECT " + column + " FROM " + balance + where + (dialect != Dialect::kSqlite ? " FOR UPDATE" : "");
     update_balance = "UPDATE " + balance + " SET " + column + " = " + column + " + ?" + where;
   }
 

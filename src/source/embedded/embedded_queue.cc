@@ -174,8 +174,6 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
   }
 
   Status SettleOne(const Settlement& s, int64_t now) {
-    if (!s.message || s.message->receipt.sequence <= 0 || s.message->receipt.partition != -1)
-      return Status::InvalidArgument("settlement for a message this queue did not hand out");
     const int64_t row = s.message->receipt.sequence, token = s.message->receipt.generation;
     switch (s.kind) {
       case Settlement::Kind::kAck:
@@ -205,6 +203,13 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
 
   Status Settle(const std::vector<Settlement>& settlements) override {
     if (settlements.empty()) return Status::OK();
+    // Refuse the whole call before touching anything if one receipt is not ours
+    // to settle: another client's lease (an ack does not check the token), or
+    // one this object settled already.
+    for (const Settlement& s : settlements)
+      if (!s.message || (!held_.count(s.message->receipt) && !abandoned_.count(s.message->receipt)))
+        return Status::InvalidArgument("settlement for a message this queue object did not hand out, or settled "
+                                       "twice (each consumer settles only what its own Poll returned, once)");
     const int64_t now = env_->NowMs();
     IDEM_RETURN_IF_ERROR(db_->Begin());
     for (const Settlement& s : settlements) {

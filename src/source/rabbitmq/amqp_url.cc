@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "idem/rabbitmq.h"
+#include "source/url_query.h"
 
 namespace idem {
 namespace {
@@ -88,16 +89,11 @@ Result<RabbitMqOptions> ParseAmqpUrl(const std::string& url) {
   o.vhost = info.vhost;
   o.user = info.user;
   o.password = info.password;
-  if (q != std::string::npos) {
-    std::stringstream in(url.substr(q + 1));
-    for (std::string pair; std::getline(in, pair, '&');) {
-      if (pair.empty()) continue;
-      const size_t eq = pair.find('=');
-      if (eq == std::string::npos)
-        return Status::InvalidArgument("amqp:// URL: parameter '" + pair + "' needs a value (name=value)");
-      IDEM_RETURN_IF_ERROR(SetOption(o, PercentDecode(pair.substr(0, eq)), PercentDecode(pair.substr(eq + 1))));
-    }
-  }
+  if (q != std::string::npos)
+    IDEM_RETURN_IF_ERROR(ForEachQueryParameter(url.substr(q + 1), "amqp://", [&](const std::string& name,
+                                                                                const std::string& value) {
+      return SetOption(o, PercentDecode(name), PercentDecode(value));
+    }));
   if (o.queue.empty()) return Status::InvalidArgument("amqp:// URL: queue= must not be empty");
   if (o.prefetch == 0 || o.prefetch > 65535)
     return Status::InvalidArgument("amqp:// URL: prefetch must be between 1 and 65535");

@@ -41,8 +41,7 @@ Result<std::vector<Message>> RabbitMqBroker::Poll(size_t max_messages, int64_t m
       const Receipt receipt = ReceiptOf(*d);
       Message m = MessageFromAmqp(e.message.properties, e.message.body, BytesToString(e.routing_key),
                                   "rmq-" + instance_ + ":" + std::to_string(d->generation) + ":" +
-                                      std::to_string(e.delivery_tag),
-                                  names_);
+                                      std::to_string(e.delivery_tag));
       m.redelivered = e.redelivered != 0;
       const amqp_table_t& h = e.message.properties.headers;
       auto count = (e.message.properties._flags & AMQP_BASIC_HEADERS_FLAG) ? GetInt(h, "x-delivery-count")

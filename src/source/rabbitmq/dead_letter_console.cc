@@ -37,7 +37,7 @@ DeadLetter ToDeadLetter(const amqp_message_t& msg, const std::string& routing_ke
   static const amqp_table_t kEmpty{0, nullptr};
   const amqp_table_t& h = (p._flags & AMQP_BASIC_HEADERS_FLAG) ? p.headers : kEmpty;
   DeadLetter d;
-  d.message = MessageFromAmqp(p, msg.body, routing_key, "", names);
+  d.message = MessageFromAmqp(p, msg.body, routing_key, "");
   d.attempts = AttemptOf(h, names);
   d.reason = GetString(h, kReasonHeader).value_or("");
   d.first_failed_ms = GetInt(h, kFirstFailedHeader).value_or(0);

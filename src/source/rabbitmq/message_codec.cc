@@ -39,7 +39,7 @@ int AttemptOf(const amqp_table_t& headers, const QueueNames& names) {
 }
 
 Message MessageFromAmqp(const amqp_basic_properties_t& p, amqp_bytes_t body, const std::string& routing_key,
-                        const std::string& fallback_id, const QueueNames& names) {
+                        const std::string& fallback_id) {
   const amqp_table_t& h = HeadersOf(p);
   Message m;
   m.id = (p._flags & AMQP_BASIC_MESSAGE_ID_FLAG) && p.message_id.len ? BytesToString(p.message_id) : fallback_id;

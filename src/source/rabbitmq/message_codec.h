@@ -28,7 +28,7 @@ inline constexpr const char* kReplayedAtHeader = "x-idem-replayed-at-ms";
 // copy when the producer set no message-id. Does not set receipt/received_at_ms.
 // Carries no attempt count (AttemptOf is for the dead-letter console).
 Message MessageFromAmqp(const amqp_basic_properties_t& properties, amqp_bytes_t body,
-                        const std::string& routing_key, const std::string& fallback_id, const QueueNames& names);
+                        const std::string& routing_key, const std::string& fallback_id);
 
 // The attempts shown with a dead letter: x-idem-attempt (the consumption
 // record's count, stamped by each retry and park), cross-checked with the

@@ -53,8 +53,7 @@ class PgStore final : public Store {
     // this is what resolves an in-doubt COMMIT after the server came back.
     for (int attempt = 1;; ++attempt) {
       IDEM_RETURN_IF_ERROR(EnsureConnected());
-      auto res = conn_->Run("SELECT " IDEM_RECORD_COLUMNS " FROM idem_records WHERE consumer_group = $1 AND key = $2",
-                            {std::string(group), std::string(key)});
+      auto res = conn_->Run(record_sql::ReadRecordSql(idem::Dialect::kPostgres), {std::string(group), std::string(key)});
       if (res.ok()) {
         Rows rows = pg::RowsFromResult(res->get());
         if (rows.empty()) return std::optional<Record>();

@@ -77,23 +77,13 @@ class Tx final : public StoreTx {
 
   Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
                   int64_t lease_until_ms) override {
-    auto n = Exec(
-        "UPDATE idem_records SET status = 'PROCESSING', message_id = $1, lease_until_ms = $2, last_seen_ms = $3 "
-        "WHERE consumer_group = $4 AND key = $5",
-        {req.message_id, lease_until_ms, now_ms, std::string(group), req.key});
-    if (!n.ok()) return n.status();
-    if (*n != 1) return Status::NotFound("record to take over is missing: " + req.key);
-    return Status::OK();
+    return record_sql::TakeOver(*this, group, req, now_ms, lease_until_ms);
   }
 
   Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) override;
 
   Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) override {
-    return Exec(
-               "UPDATE idem_records SET duplicates = duplicates + 1, last_seen_ms = GREATEST(last_seen_ms, $1) "
-               "WHERE consumer_group = $2 AND key = $3",
-               {now_ms, std::string(group), std::string(key)})
-        .status();
+    return record_sql::NoteDuplicate(*this, group, key, now_ms);
   }
 
   Status Commit() override {

@@ -80,13 +80,7 @@ class SqliteTx final : public StoreTx {
   Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
                   int64_t lease_until_ms) override {
     if (pending_.count(PendingKey(group, req.key))) IDEM_RETURN_IF_ERROR(WritePending());
-    auto n = db_->Exec(
-        "UPDATE idem_records SET status = 'PROCESSING', message_id = ?, lease_until_ms = ?, last_seen_ms = ? "
-        "WHERE consumer_group = ? AND key = ?",
-        {req.message_id, lease_until_ms, now_ms, std::string(group), req.key});
-    if (!n.ok()) return n.status();
-    if (*n != 1) return Status::NotFound("record to take over is missing: " + req.key);
-    return Status::OK();
+    return record_sql::TakeOver(*this, group, req, now_ms, lease_until_ms);
   }
 
   // SQLite runs in-process: a cached prepared statement per record costs no
@@ -98,11 +92,7 @@ class SqliteTx final : public StoreTx {
 
   Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) override {
     if (pending_.count(PendingKey(group, key))) IDEM_RETURN_IF_ERROR(WritePending());
-    auto n = db_->Exec(
-        "UPDATE idem_records SET duplicates = duplicates + 1, last_seen_ms = MAX(last_seen_ms, ?) "
-        "WHERE consumer_group = ? AND key = ?",
-        {now_ms, std::string(group), std::string(key)});
-    return n.status();
+    return record_sql::NoteDuplicate(*this, group, key, now_ms);
   }
 
   Status Commit() override {
@@ -201,9 +191,7 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<Record>> ReadRecord(std::string_view group, std::string_view key) override {
-    auto rows = db_->Query("SELECT " IDEM_RECORD_COLUMNS
-                           " FROM idem_records WHERE consumer_group = ? AND key = ?",
-                           {std::string(group), std::string(key)});
+    auto rows = db_->Query(record_sql::ReadRecordSql(idem::Dialect::kSqlite), {std::string(group), std::string(key)});
     if (!rows.ok()) return rows.status();
     if (rows->empty()) return std::optional<Record>();
     return std::optional<Record>(RecordFromRow((*rows)[0]));

@@ -1,0 +1,123 @@
+#include "core/batch_transaction.h"
+
+#include <algorithm>
+
+#include "core/run_handler.h"
+
+namespace idem {
+namespace {
+
+// The text a record is completed with: the failure, or for an applied message
+// the note it carries (a degraded filter).
+std::string_view CompletionText(const BatchItem& it, const Outcome& o) {
+  return o.kind == DecisionKind::kFirst && o.reason.empty() ? std::string_view(it.note) : std::string_view(o.reason);
+}
+
+}  // namespace
+
+Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vector<size_t>& runnable,
+                                 std::vector<Outcome>* outcomes) {
+  outcomes->assign(runnable.size(), Outcome{});
+  std::vector<bool> decided(runnable.size(), false);  // by its claim, before any run
+  for (size_t i : runnable) {
+    BatchItem& it = items[i];
+    it.attempt = 0;
+    it.ran = false;
+    it.written = RecordStatus::kSucceeded;
+    it.summary.clear();
+  }
+
+  auto tx_or = store_->Begin();
+  if (!tx_or.ok()) return tx_or.status();
+  StoreTx& tx = **tx_or;
+  const std::string& group = opt_->consumer_group;
+  const int64_t now = env_->NowMs();
+  const int64_t lease_until = now + opt_->lease_ms;
+
+  if (opt_->protection) {
+    std::vector<ClaimRequest> reqs;
+    reqs.reserve(runnable.size());
+    for (size_t i : runnable) reqs.push_back({items[i].key, items[i].fingerprint, items[i].msg->id});
+    auto claims = tx.Claim(group, reqs, now, lease_until);
+    if (!claims.ok()) return claims.status();
+    for (size_t j = 0; j < runnable.size(); ++j) {
+      BatchItem& it = items[runnable[j]];
+      const ClaimVerdict v =
+          ClassifyClaim((*claims)[j], it.fingerprint, it.msg->headers.count(kReplayHeader) > 0, now, opt_->retry);
+      it.attempt = v.attempt;
+      if (!v.Runs()) {
+        (*outcomes)[j] = v.ToOutcome();
+        decided[j] = true;
+      }
+      if (v.NotesDuplicate()) IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(group, it.key, now));
+      if (v.kind == ClaimVerdict::Kind::kTakeOver) IDEM_RETURN_IF_ERROR(tx.TakeOver(group, reqs[j], now, lease_until));
+    }
+  }
+
+  std::vector<Completion> completions;
+  completions.reserve(runnable.size());
+  for (size_t j = 0; j < runnable.size(); ++j) {
+    if (decided[j]) continue;
+    BatchItem& it = items[runnable[j]];
+    if (!opt_->protection) it.attempt = 1;  // no record, no count: the guard is off, so retries are not capped
+    HandlerResult result;
+    IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_->retry, &result));
+    RunVerdict v = ClassifyRun(result, it.attempt, opt_->retry);
+    it.written = v.record;
+    (*outcomes)[j] = std::move(v.outcome);
+    completions.push_back({it.key, it.written, CompletionText(it, (*outcomes)[j]), it.summary});
+  }
+  // One call for the batch (`outcomes` and the items are not touched again before it returns).
+  if (opt_->protection) IDEM_RETURN_IF_ERROR(tx.Complete(group, completions, env_->NowMs()));
+
+  Status s = tx.Commit();
+  if (s.IsInDoubt()) return ResolveInDoubt(items, runnable);
+  return s;
+}
+
+// A deadlock or serialization failure says nothing about the messages: the
+// database rolled this transaction back (or must) so that a rival could go on.
+// Run it again, after a short random wait so the two do not meet in step again;
+// the records were rolled back too, so no attempt is spent.
+Status BatchTransaction::Run(std::vector<BatchItem>& items, int* tries) {
+  std::vector<size_t> runnable;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (items[i].Runnable()) runnable.push_back(i);
+  *tries = 1;
+  if (runnable.empty()) return Status::OK();
+  std::vector<Outcome> outcomes;
+  for (;; ++*tries) {
+    Status s = RunOnce(items, runnable, &outcomes);
+    if (s.ok()) break;
+    if (!s.IsTransactionConflict()) return s;
+    if (*tries >= opt_->transaction_conflict_tries)
+      return Status::TransactionConflict(s.message() + " (still after " + std::to_string(*tries) +
+                                         " runs of the batch transaction; raise transaction_conflict_tries "
+                                         "or look for transactions that lock the same rows in another order)");
+    counters_->transaction_retries++;
+    const int64_t wait = opt_->transaction_conflict_wait_ms << std::min(*tries - 1, 20);
+    env_->SleepMs(wait / 2 + static_cast<int64_t>(env_->Random64() % static_cast<uint64_t>(wait / 2 + 1)));
+  }
+  for (size_t j = 0; j < runnable.size(); ++j) items[runnable[j]].Decide(std::move(outcomes[j]));
+  return Status::OK();
+}
+
+// The COMMIT was sent and the answer lost. The records say what happened: the
+// first record this batch changed shows our attempt count and status only if
+// the commit landed (the whole batch commits or nothing does).
+Status BatchTransaction::ResolveInDoubt(const std::vector<BatchItem>& items, const std::vector<size_t>& runnable) {
+  for (size_t i : runnable) {
+    const BatchItem& it = items[i];
+    if (!it.ran) continue;
+    auto rec = store_->ReadRecord(opt_->consumer_group, it.key);
+    if (!rec.ok())
+      return Status::InDoubt("commit outcome unknown and the record cannot be read: " + rec.status().message());
+    bool landed = rec->has_value() && (*rec)->attempts == it.attempt && (*rec)->status == it.written &&
+                  (*rec)->message_id == it.msg->id;
+    if (landed) return Status::OK();
+    return Status::Retryable("the commit did not land (record re-read after a lost COMMIT answer)");
+  }
+  return Status::OK();
+}
+
+}  // namespace idem

@@ -1,0 +1,42 @@
+// The store phase of one batch: one transaction claims the record of every
+// runnable item at once, classifies each claim (ClassifyClaim), runs the
+// handlers each under its own savepoint (ClassifyRun), completes the batch and
+// commits. A deadlock or serialization failure runs it again; a commit whose
+// answer was lost is resolved by re-reading a record.
+#pragma once
+
+#include <vector>
+
+#include "core/batch_item.h"
+#include "idem/decision.h"
+#include "idem/env.h"
+#include "idem/pipeline.h"
+#include "idem/store.h"
+
+namespace idem {
+
+class BatchTransaction {
+ public:
+  // All pointers must outlive this object.
+  BatchTransaction(Store* store, Env* env, const PipelineOptions* options, DecisionCounters* counters)
+      : store_(store), env_(env), opt_(options), counters_(counters) {}
+
+  // Runs the transaction for items[i].Runnable(), again after each transaction
+  // conflict (up to transaction_conflict_tries runs in all; `*tries` says how
+  // many). On OK every runnable item is decided, with what the committed records
+  // say. On error none is: nothing was decided for good. Outcomes decided
+  // before the call stand either way.
+  Status Run(std::vector<BatchItem>& items, int* tries);
+
+ private:
+  // One run. On OK, `outcomes` holds one outcome per index in `runnable`.
+  Status RunOnce(std::vector<BatchItem>& items, const std::vector<size_t>& runnable, std::vector<Outcome>* outcomes);
+  Status ResolveInDoubt(const std::vector<BatchItem>& items, const std::vector<size_t>& runnable);
+
+  Store* store_;
+  Env* env_;
+  const PipelineOptions* opt_;
+  DecisionCounters* counters_;
+};
+
+}  // namespace idem

@@ -1,0 +1,346 @@
+// The Kafka adapter behind idem::Broker: the receipt format, settlement and
+// the wiring of the parts (GroupConsumer, ConfirmedProducer, moves, console).
+#include <algorithm>
+
+#include "idem/kafka.h"
+#include "source/kafka/client_config.h"
+#include "source/kafka/confirmed_producer.h"
+#include "source/kafka/dead_letter_console.h"
+#include "source/kafka/group_consumer.h"
+#include "source/kafka/moves.h"
+#include "source/kafka/record_codec.h"
+#include "source/kafka/topic_reader.h"
+
+namespace idem {
+namespace kafka {
+namespace {
+
+// The receipt of a consumed record: Receipt::sequence is its offset,
+// ::partition its partition, ::generation the assignment it was handed out in,
+// and ::stream the index of its topic in ConsumedTopics() (a main topic or one
+// of its retry topics).
+PartitionKey KeyOf(const std::vector<std::string>& consumed, const Receipt& r) {
+  return {consumed[static_cast<size_t>(r.stream)], r.partition};
+}
+
+// One object plays every part: a Kafka broker's consumer, producer and
+// console share the options, the producer and the member history.
+class KafkaBroker final : public Broker, public Source, public Publisher, public DeadLetters {
+ public:
+  KafkaBroker(KafkaOptions options, std::string bootstrap, std::unique_ptr<ConfirmedProducer> producer, Env* env)
+      : options_(std::move(options)),
+        bootstrap_(std::move(bootstrap)),
+        producer_(std::move(producer)),
+        console_(options_, bootstrap_, producer_.get(), env),
+        env_(env),
+        consumed_(ConsumedTopics()) {}
+
+  Source& source() override { return *this; }
+  Publisher& publisher() override { return *this; }
+  DeadLetters* dead_letters() override { return this; }
+
+  // The topics the group consumes: the main topics and their retry topics.
+  std::vector<std::string> ConsumedTopics() const {
+    std::vector<std::string> all;
+    for (const std::string& t : options_.topics) {
+      all.push_back(t);
+      for (int64_t rung : options_.retry_delays_ms) all.push_back(RetryTopic(t, rung));
+    }
+    return all;
+  }
+
+  // Every topic this broker reads or writes; created on the cluster at open (by
+  // a metadata request, which auto-creates them where the cluster allows it) so
+  // the group subscribes to all of them from its first join.
+  std::vector<std::string> AllTopics() const {
+    std::vector<std::string> all = ConsumedTopics();
+    for (const std::string& t : options_.topics) all.push_back(DeadLetterTopic(t));
+    return all;
+  }
+
+  Status CheckTopics() {
+    auto reader = TopicReader::Open(options_, bootstrap_, options_.create_if_missing);
+    if (!reader.ok()) return reader.status();
+    std::vector<std::string> missing;
+    for (const std::string& t : options_.create_if_missing ? AllTopics() : options_.topics) {
+      auto ranges = reader->Ranges(t);
+      if (!ranges.ok()) return ranges.status();
+      if (ranges->empty()) missing.push_back(t);
+    }
+    if (missing.empty()) return Status::OK();
+    std::string list;
+    for (const std::string& t : missing) list += (list.empty() ? "" : ", ") + t;
+    if (!options_.create_if_missing)
+      return Status::NotFound("Kafka: topic " + list + " does not exist on " + bootstrap_ +
+                              " (check the topic names of the URL)");
+    return Status::NotFound("Kafka: the cluster " + bootstrap_ + " did not create topic(s) " + list +
+                            " (auto.create.topics.enable is off?): create them with kafka-topics.sh --create");
+  }
+
+  Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override {
+    std::vector<Message> out;
+    if (max_messages == 0) return out;
+    if (!consumer_) {
+      auto c = GroupConsumer::Open(options_, bootstrap_, ConsumedTopics(), &history_, env_);
+      if (!c.ok()) return c.status();
+      consumer_ = std::move(*c);
+    }
+    TakeDueReleases(max_messages, out);
+    if (out.size() >= max_messages) return out;
+    int64_t wait = out.empty() ? max_wait_ms : 0;
+    const int64_t next_release = NextReleaseMs();
+    if (next_release >= 0) wait = std::min(wait, std::max<int64_t>(0, next_release - env_->NowMs()));
+    auto fetched = consumer_->Poll(max_messages - out.size(), wait);
+    if (!fetched.ok()) return fetched.status();
+    const int64_t now = env_->NowMs();
+    for (FetchedRecord& f : *fetched) {
+      const std::string topic = rd_kafka_topic_name(f.record->rkt);
+      const size_t stream = ConsumedIndex(topic);
+      Message m = ToMessage(f.record.get(), options_.topics[MainOf(stream)]);
+      m.redelivered = f.redelivered;
+      m.delivery_count = f.delivery_count;
+      m.received_at_ms = now;
+      m.receipt.sequence = f.record->offset;
+      m.receipt.generation = f.generation;
+      m.receipt.partition = f.record->partition;
+      m.receipt.stream = static_cast<int32_t>(stream);
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
+
+  Status Settle(const std::vector<Settlement>& settlements) override {
+    if (!consumer_) return Status::OK();  // nothing was handed out by this broker
+    struct Pending {
+      PartitionKey partition;
+      Receipt receipt;
+    };
+    std::vector<Pending> settle;     // acks, and moves once confirmed
+    std::vector<OutRecord> moves;
+    std::vector<Pending> moved;
+    const int64_t now = env_->NowMs();
+    for (const Settlement& s : settlements) {
+      if (!s.message || s.message->receipt.stream < 0 || static_cast<size_t>(s.message->receipt.stream) >= consumed_.size())
+        return Status::InvalidArgument("Kafka: settling a message this broker did not hand out");
+      const Receipt& r = s.message->receipt;
+      const PartitionKey key = KeyOf(consumed_, r);
+      // A stale generation: the partition moved to another member or was
+      // abandoned; its new holder settles the copy it got.
+      if (!consumer_->IsCurrent(key, r.generation)) continue;
+      Origin origin{options_.topics[MainOf(static_cast<size_t>(r.stream))], key.topic, r.partition, r.sequence,
+                    options_.group};
+      switch (s.kind) {
+        case Settlement::Kind::kAck:
+          settle.push_back({key, r});
+          break;
+        case Settlement::Kind::kRetry:
+          moves.push_back(
+              RetryRecord(*s.message, origin, options_.retry_delays_ms, s.delay_ms, s.reason, s.attempts, now));
+          moved.push_back({key, r});
+          break;
+        case Settlement::Kind::kPark:
+          moves.push_back(DeadLetterRecord(*s.message, origin, s.reason, s.attempts, now));
+          moved.push_back({key, r});
+          break;
+        case Settlement::Kind::kRelease:
+          // The offset stays unsettled (nothing is committed past it) and this
+          // member hands the message out again after the delay.
+          released_.push_back({*s.message, now + std::max<int64_t>(0, s.delay_ms), key});
+          break;
+      }
+    }
+    Status result;
+    if (!moves.empty()) {
+      // A move settles its original only once its copy is confirmed; otherwise
+      // the original stays unsettled and comes back (a copy, never a loss).
+      result = producer_->ProduceAll(moves);
+      if (result.ok()) settle.insert(settle.end(), moved.begin(), moved.end());
+    }
+    for (const Pending& p : settle) consumer_->Settle(p.partition, p.receipt.sequence, p.receipt.generation);
+    consumer_->CommitIfDue();
+    return result;
+  }
+
+  Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override {
+    std::vector<OutRecord> records;
+    const int64_t now = env_->NowMs();
+    for (Message& m : messages) {
+      const std::string& main = MainTopicFor(m.topic);
+      if (m.published_at_ms == 0) m.published_at_ms = now;
+      OutRecord r;
+      if (delay_ms > 0) {
+        Message routed = m;
+        if (routed.topic.empty()) routed.topic = main;
+        r = FromMessage(routed, RetryTopic(main, RetryRung(options_.retry_delays_ms, delay_ms)));
+        r.headers.emplace_back(header::kDueMs, std::to_string(now + delay_ms));
+      } else {
+        r = FromMessage(m, main);
+      }
+      r.headers.emplace_back(header::kPublishedMs, std::to_string(m.published_at_ms));
+      records.push_back(std::move(r));
+    }
+    Status s = producer_->ProduceAll(records);
+    if (!s.ok()) return s;
+    // A producer's own id travels in idem-message-id; without one the record's
+    // place in the log is its id.
+    for (size_t i = 0; i < messages.size(); ++i)
+      if (messages[i].id.empty())
+        messages[i].id = RecordId(records[i].topic, records[i].stored_partition, records[i].stored_offset);
+    return Status::OK();
+  }
+
+  // Leaves the group as a consumer that dies does, after committing only what
+  // is settled: the group hands the partitions to the other members (a real
+  // rebalance), and the unsettled records go to whoever gets them, this
+  // broker included once its next Poll rejoins. Late settlements of the
+  // abandoned copies carry an old generation and do nothing.
+  Status Abandon() override {
+    released_.clear();
+    consumer_.reset();
+    return Status::OK();
+  }
+
+  Result<int64_t> ParkRejected(const Message& message, const std::string& reason) override {
+    const std::string& main = MainTopicFor(message.topic);
+    Message m = message;
+    if (m.published_at_ms == 0) m.published_at_ms = env_->NowMs();
+    std::vector<OutRecord> records{DeadLetterRecord(m, Origin{main, main, -1, -1, options_.group}, reason,
+                                                    /*attempts=*/0, env_->NowMs())};
+    Status s = producer_->ProduceAll(records);
+    if (!s.ok()) return s;
+    return DeadLetterConsole::Id(MainOf(ConsumedIndex(main)), records[0].stored_partition,
+                                 records[0].stored_offset);
+  }
+
+  Result<QueueStats> Stats() override {
+    auto reader = TopicReader::Open(options_, bootstrap_);
+    if (!reader.ok()) return reader.status();
+    QueueStats st;
+    st.ready = 0;
+    st.delayed = 0;
+    auto lag = [&](const std::string& topic, int64_t* sum) -> Status {
+      auto ranges = reader->Ranges(topic);
+      if (!ranges.ok()) return ranges.status();
+      for (const PartitionRange& r : *ranges) *sum += r.high - std::max(r.low, r.committed);
+      return Status::OK();
+    };
+    for (const std::string& t : options_.topics) {
+      Status s = lag(t, &st.ready);
+      for (int64_t rung : options_.retry_delays_ms)
+        if (s.ok()) s = lag(RetryTopic(t, rung), &st.delayed);
+      if (!s.ok()) return s;
+    }
+    auto dead = console_.List(SIZE_MAX, -1);
+    if (!dead.ok()) return dead.status();
+    st.dead = static_cast<int64_t>(dead->size());
+    for (const DeadLetter& d : *dead)
+      if (st.oldest_dead_ms == 0 || (d.last_failed_ms > 0 && d.last_failed_ms < st.oldest_dead_ms))
+        st.oldest_dead_ms = d.last_failed_ms;
+    return st;
+  }
+
+  Result<std::vector<DeadLetter>> List(size_t limit, int64_t after_id) override {
+    return console_.List(limit, after_id);
+  }
+  Result<std::optional<DeadLetter>> Get(int64_t id) override { return console_.Get(id); }
+  Result<int64_t> Replay(const std::vector<int64_t>& ids, const std::string& actor) override {
+    return console_.Replay(ids, actor);
+  }
+  Result<int64_t> Purge(const std::vector<int64_t>& ids, const std::string& actor) override {
+    return console_.Purge(ids, actor);
+  }
+
+ private:
+  struct Released {
+    Message message;
+    int64_t due_ms;
+    PartitionKey partition;
+  };
+
+  // The index of `kafka_topic` in consumed_ (0 if it is none of them).
+  size_t ConsumedIndex(const std::string& kafka_topic) const {
+    for (size_t i = 0; i < consumed_.size(); ++i)
+      if (consumed_[i] == kafka_topic) return i;
+    return 0;
+  }
+  // The URL topic (its index in options_.topics) consumed_[stream] belongs to:
+  // ConsumedTopics lists each main topic followed by its retry topics.
+  size_t MainOf(size_t stream) const { return stream / (1 + options_.retry_delays_ms.size()); }
+
+  // Where a message of routing topic `topic` is published: that Kafka topic if
+  // the URL names it, else the first (with the topic in idem-topic).
+  const std::string& MainTopicFor(const std::string& topic) const {
+    for (const std::string& t : options_.topics)
+      if (t == topic) return t;
+    return options_.topics.front();
+  }
+
+  void TakeDueReleases(size_t max, std::vector<Message>& out) {
+    const int64_t now = env_->NowMs();
+    for (auto it = released_.begin(); it != released_.end() && out.size() < max;) {
+      if (it->due_ms > now) {
+        ++it;
+        continue;
+      }
+      if (consumer_->IsCurrent(it->partition, it->message.receipt.generation)) {
+        Message m = std::move(it->message);
+        PartitionOffsets::Delivery d = consumer_->Redeliver(it->partition, m.receipt.sequence);
+        m.redelivered = true;
+        m.delivery_count = d.count;
+        m.received_at_ms = now;
+        out.push_back(std::move(m));
+      }
+      it = released_.erase(it);
+    }
+  }
+
+  int64_t NextReleaseMs() const {
+    int64_t next = -1;
+    for (const Released& r : released_)
+      if (next < 0 || r.due_ms < next) next = r.due_ms;
+    return next;
+  }
+
+  KafkaOptions options_;
+  std::string bootstrap_;
+  std::unique_ptr<ConfirmedProducer> producer_;
+  DeadLetterConsole console_;
+  Env* env_;
+  const std::vector<std::string> consumed_;  // ConsumedTopics(): what Receipt::stream indexes
+  kafka::MemberHistory history_;
+  std::unique_ptr<GroupConsumer> consumer_;  // joins the group on the first Poll (again after an abandon)
+  std::vector<Released> released_;
+};
+
+}  // namespace
+}  // namespace kafka
+
+Result<std::unique_ptr<Broker>> OpenKafkaBroker(const KafkaOptions& options, Env* env) {
+  if (options.topics.empty()) return Status::InvalidArgument("Kafka: no topic to consume: name one in the URL path");
+  if (options.retry_delays_ms.empty())
+    return Status::InvalidArgument("Kafka: retry_delays_ms needs at least one delay (one retry topic per delay)");
+  KafkaOptions o = options;
+  // One retry topic per distinct delay (a ladder may repeat its last rung).
+  std::sort(o.retry_delays_ms.begin(), o.retry_delays_ms.end());
+  o.retry_delays_ms.erase(std::unique(o.retry_delays_ms.begin(), o.retry_delays_ms.end()), o.retry_delays_ms.end());
+  auto bootstrap = kafka::BootstrapServers(o);
+  if (!bootstrap.ok()) return bootstrap.status();
+  auto producer = kafka::ConfirmedProducer::Open(o, *bootstrap);
+  if (!producer.ok()) return producer.status();
+  auto broker = std::make_unique<kafka::KafkaBroker>(o, *bootstrap, std::move(*producer), env);
+  Status s = broker->CheckTopics();
+  if (!s.ok()) return s;
+  return std::unique_ptr<Broker>(std::move(broker));
+}
+
+Result<std::unique_ptr<Broker>> OpenKafkaBroker(const std::string& url, const BrokerOptions& broker_options,
+                                                Env* env) {
+  auto options = ParseKafkaUrl(url);
+  if (!options.ok()) return options.status();
+  if (!broker_options.topics.empty()) options->topics = broker_options.topics;
+  if (url.find("prefetch=") == std::string::npos) options->prefetch = broker_options.prefetch;
+  options->create_if_missing = broker_options.create_if_missing;
+  return OpenKafkaBroker(*options, env);
+}
+
+}  // namespace idem

@@ -1,0 +1,76 @@
+#include "store/mysql/my_claim.h"
+
+#include "store/record_sql.h"
+
+namespace idem::mysql {
+namespace {
+
+std::string Markers(size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += i ? ", ?" : "?";
+  return out;
+}
+
+}  // namespace
+
+std::string ClaimInsertSql(size_t keys) {
+  std::string sql =
+      "INSERT IGNORE INTO idem_records (consumer_group, `key`, status, fingerprint, message_id, attempts, "
+      "duplicates, lease_until_ms, first_seen_ms, last_seen_ms, last_error, result_summary) VALUES ";
+  for (size_t i = 0; i < keys; ++i) sql += i ? ", (?, ?, 'PROCESSING', ?, ?, 0, 0, ?, ?, ?, '', '')"
+                                             : "(?, ?, 'PROCESSING', ?, ?, 0, 0, ?, ?, ?, '', '')";
+  return sql + " RETURNING `key`";
+}
+
+std::vector<Value> ClaimInsertParams(std::string_view group, std::span<const ClaimRequest* const> requests,
+                                     int64_t now_ms, int64_t lease_until_ms) {
+  std::vector<Value> params;
+  params.reserve(requests.size() * 7);
+  for (const ClaimRequest* r : requests) {
+    params.emplace_back(Blob{std::string(group)});
+    params.emplace_back(Blob{r->key});
+    params.emplace_back(r->fingerprint);
+    params.emplace_back(r->message_id);
+    params.emplace_back(lease_until_ms);
+    params.emplace_back(now_ms);
+    params.emplace_back(now_ms);
+  }
+  return params;
+}
+
+std::string LockExistingSql(size_t keys) {
+  return "SELECT " + record_sql::RecordColumns(Dialect::kMySql) +
+         " FROM idem_records WHERE consumer_group = ? AND `key` IN (" + Markers(keys) + ") ORDER BY `key` FOR UPDATE";
+}
+
+std::string CompleteSql(size_t keys) {
+  std::string cases;
+  for (size_t i = 0; i < keys; ++i) cases += " WHEN ? THEN ?";
+  return "UPDATE idem_records SET status = CASE `key`" + cases + " END, last_error = CASE `key`" + cases +
+         " END, result_summary = CASE `key`" + cases +
+         " END, attempts = attempts + 1, lease_until_ms = 0, last_seen_ms = ? "
+         "WHERE consumer_group = ? AND `key` IN (" + Markers(keys) + ")";
+}
+
+std::vector<Value> CompleteParams(std::string_view group, std::span<const Completion> completions, int64_t now_ms) {
+  std::vector<Value> params;
+  params.reserve(completions.size() * 7 + 2);
+  for (const Completion& c : completions) {
+    params.emplace_back(Blob{std::string(c.key)});
+    params.emplace_back(std::string(RecordStatusName(c.status)));
+  }
+  for (const Completion& c : completions) {
+    params.emplace_back(Blob{std::string(c.key)});
+    params.emplace_back(std::string(c.error));
+  }
+  for (const Completion& c : completions) {
+    params.emplace_back(Blob{std::string(c.key)});
+    params.emplace_back(std::string(c.summary));
+  }
+  params.emplace_back(now_ms);
+  params.emplace_back(Blob{std::string(group)});
+  for (const Completion& c : completions) params.emplace_back(Blob{std::string(c.key)});
+  return params;
+}
+
+}  // namespace idem::mysql

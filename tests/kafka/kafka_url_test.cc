@@ -1,0 +1,64 @@
+// What ParseKafkaUrl and the wiring table make of kafka:// URLs.
+#include <gtest/gtest.h>
+
+#include "idem/kafka.h"
+#include "source/broker_url.h"
+
+namespace idem {
+namespace {
+
+TEST(KafkaUrlTest, ServersTopicsAndParameters) {
+  auto o = ParseKafkaUrl(
+      "kafka://k1:9092,k2:9093/payments,refunds?group=billing&assignor=range&session_timeout_ms=6000"
+      "&commit_interval_ms=250&retry_delays_ms=1000,60000&prefetch=50&rdkafka.client.id=idem-test");
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->bootstrap_servers, "k1:9092,k2:9093");
+  EXPECT_FALSE(o->mock);
+  EXPECT_EQ(o->topics, (std::vector<std::string>{"payments", "refunds"}));
+  EXPECT_EQ(o->group, "billing");
+  EXPECT_EQ(o->assignor, "range");
+  EXPECT_EQ(o->session_timeout_ms, 6000);
+  EXPECT_EQ(o->commit_interval_ms, 250);
+  EXPECT_EQ(o->retry_delays_ms, (std::vector<int64_t>{1000, 60000}));
+  EXPECT_EQ(o->prefetch, 50u);
+  EXPECT_EQ(o->rdkafka.at("client.id"), "idem-test");
+}
+
+TEST(KafkaUrlTest, MockNeedsNoServer) {
+  auto o = ParseKafkaUrl("kafka://mock/payments");
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_TRUE(o->mock);
+  EXPECT_EQ(o->group, "idem");
+  EXPECT_EQ(o->assignor, "cooperative-sticky");
+}
+
+TEST(KafkaUrlTest, MistakesSayWhatToWrite) {
+  struct Case {
+    const char* url;
+    const char* says;
+  };
+  for (const Case& c : {Case{"kafka:///payments", "names no bootstrap servers"},
+                        Case{"kafka://k1/payments", "is not HOST:PORT"},
+                        Case{"kafka://k1:9092", "names no topic"},
+                        Case{"kafka://k1:9092/pay ments", "is not a topic name"},
+                        Case{"kafka://k1:9092/p?grup=x", "unknown parameter 'grup'"},
+                        Case{"kafka://k1:9092/p?assignor=sticky", "is not one of"},
+                        Case{"kafka://k1:9092/p?retry_delays_ms=0", "positive milliseconds"},
+                        Case{"kafka://k1:9092/p?session_timeout_ms=-1", "not a positive number"}}) {
+    auto o = ParseKafkaUrl(c.url);
+    ASSERT_FALSE(o.ok()) << c.url;
+    EXPECT_NE(o.status().ToString().find(c.says), std::string::npos) << c.url << ": " << o.status().ToString();
+  }
+}
+
+TEST(KafkaUrlTest, TheWiringTableKnowsKafka) {
+  auto u = ParseBrokerUrl("kafka://h:9092/payments");
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  EXPECT_EQ(u->kind, BrokerUrl::Kind::kKafka);
+  auto b = OpenBroker("kafka://h:9092", BrokerOptions{}, Env::Default());
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().ToString().find("names no topic"), std::string::npos) << b.status().ToString();
+}
+
+}  // namespace
+}  // namespace idem

@@ -1,0 +1,61 @@
+// Helpers for tests against the MariaDB that scripts/servers/mariadb.sh starts
+// (its URL in IDEM_TEST_MYSQL_URL).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "idem/handler.h"
+#include "idem/store.h"
+
+namespace idem::testing {
+
+// IDEM_TEST_MYSQL_URL, or "" when the tests should skip.
+std::string MysqlTestUrl();
+inline constexpr const char* kNoMysql =
+    "IDEM_TEST_MYSQL_URL is not set: run scripts/test.sh, or scripts/servers/mariadb.sh start and "
+    "export the URL it writes to build/test-servers.env";
+
+// Creates a fresh, empty database on the test server and returns a URL naming
+// it. Each call makes a new one (name unique per process and call). "" on
+// failure, after recording a test failure.
+std::string FreshDatabaseUrl();
+
+// Runs SQL on a separate admin connection to the test server (used to kill
+// sessions, block commits and inspect state behind a store's back). `database`
+// is the one to use, "" for none.
+bool RunAdminSql(const std::string& sql, const std::string& database = "");
+// The first column of the first row of `sql` on an admin connection, or -1.
+int64_t AdminInt(const std::string& sql, const std::string& database = "");
+
+// Whether server session `id` waits for a row lock (read from SHOW ENGINE
+// INNODB STATUS: information_schema.INNODB_TRX lags behind on MariaDB 10.11).
+bool SessionWaitsForRowLock(int64_t id);
+
+// The database a URL names ("mysql://u:p@h:1/db" → "db").
+std::string DatabaseOf(const std::string& url);
+
+// An admin session that stays open across calls (to hold a lock).
+class AdminSession {
+ public:
+  AdminSession();
+  ~AdminSession();
+  bool Run(const std::string& sql);
+
+ private:
+  void* mysql_ = nullptr;
+};
+
+// The payments tables of testing/test_util.h in MySQL's words (`key` is a
+// reserved word there): effects (k, msg_id, amount) with no unique key, so a
+// doubled effect shows as a second row, and accounts u1 and u2 at 1,000,000.
+void CreateMyEffectTables(Store& store);
+// PayHandler (testing/test_util.h) over those tables: one effect row and one
+// debit per payment, both in the message's transaction.
+HandlerSpec MyPayHandler();
+
+// Opens a MySQL store or records a test failure and returns null.
+std::unique_ptr<Store> OpenMyStoreOrFail(const std::string& url);
+
+}  // namespace idem::testing
