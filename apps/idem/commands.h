@@ -23,5 +23,6 @@ void AddBenchCommand(CLI::App& app);
 void AddReconcileCommand(CLI::App& app);
 void AddRunCommand(CLI::App& app);
 void AddRecordsCommand(CLI::App& app);
+void AddOutboxCommand(CLI::App& app);
 
 }  // namespace idem::cli

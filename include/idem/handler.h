@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -46,6 +47,17 @@ struct PermanentError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An event a handler sends downstream through the transactional outbox.
+// User guide: docs/outbox.md.
+struct OutgoingMessage {
+  std::string topic;
+  // The business key: the relay publishes it as the broker key (Message::key)
+  // on every attempt, so the downstream consumer's guard absorbs resends.
+  std::string key;
+  std::string payload;
+  std::map<std::string, std::string> headers;
+};
+
 // Everything a handler gets for one message.
 struct HandlerContext {
   const Message& message;
@@ -62,6 +74,14 @@ struct HandlerContext {
   // Which run of the handler this is for the key (1 = first), as the consumption
   // record counts them: retries and redeliveries of any copy share the count.
   int attempt = 1;
+
+  // Adds `out` to the outbox table (idem_outbox) in `tx`: it commits with the
+  // consumption record and the effects, and rolls back with them when the
+  // handler fails. The relay (`idem outbox relay`) publishes it after the commit,
+  // at least once, with the same business key every time. Each call adds a row
+  // with its own message id (drawn from `env`). InvalidArgument without a topic
+  // or a key; a store error otherwise (return it as FromStatus).
+  Status Emit(const OutgoingMessage& out);
 };
 
 using HandlerFn = std::function<HandlerResult(HandlerContext&)>;

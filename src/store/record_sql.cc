@@ -37,7 +37,7 @@ const std::string& RecordColumns(Dialect dialect) {
 }
 
 std::string SchemaDdl(Dialect dialect) {
-  if (dialect == Dialect::kMySql) return MySqlSchemaDdl();
+  if (dialect == Dialect::kMySql) return MySqlSchemaDdl() + OutboxDdl(dialect);
   const bool pg = dialect == Dialect::kPostgres;
   // Keys compare byte-wise: exact, locale-independent, and the cheapest index
   // order. SQLite's default (BINARY) already is; PostgreSQL needs COLLATE "C".
@@ -61,7 +61,8 @@ std::string SchemaDdl(Dialect dialect) {
          "  result_summary TEXT NOT NULL DEFAULT '',\n"
          "  PRIMARY KEY (consumer_group, key)\n"
          ")" + table_options + ";\n"
-         "CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);\n";
+         "CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);\n" +
+         OutboxDdl(dialect);
 }
 
 Status CheckSchemaVersion(SqlTx& tx) {
@@ -99,6 +100,58 @@ Status NoteDuplicate(SqlTx& tx, std::string_view group, std::string_view key, in
                      std::string(KeyColumn(d)) + " = ?",
                  {now_ms, std::string(group), std::string(key)})
       .status();
+}
+
+// ---- The transactional outbox ----
+
+namespace {
+
+// MySQL: keys are VARBINARY (byte-wise, like the other dialects); InnoDB
+// wants a length on indexed columns.
+std::string MySqlOutboxDdl() {
+  return "CREATE TABLE IF NOT EXISTS idem_outbox (\n"
+         "  id         BIGINT AUTO_INCREMENT PRIMARY KEY,\n"
+         "  message_id VARBINARY(64) NOT NULL UNIQUE,\n"
+         "  topic      VARCHAR(255) NOT NULL,\n"
+         "  msg_key    VARBINARY(512) NOT NULL,\n"
+         "  headers    MEDIUMTEXT NOT NULL,\n"
+         "  payload    LONGBLOB NOT NULL,\n"
+         "  state      VARCHAR(8) NOT NULL DEFAULT 'PENDING' CHECK (state IN ('PENDING','SENT','DEAD')),\n"
+         "  attempts   INTEGER NOT NULL DEFAULT 0,\n"
+         "  due_ms     BIGINT NOT NULL,\n"
+         "  created_ms BIGINT NOT NULL,\n"
+         "  sent_ms    BIGINT NOT NULL DEFAULT 0,\n"
+         "  last_error MEDIUMTEXT NOT NULL DEFAULT ''\n"
+         ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;\n"
+         "CREATE INDEX IF NOT EXISTS idem_outbox_due ON idem_outbox (state, due_ms);\n";
+}
+
+}  // namespace
+
+std::string OutboxDdl(Dialect dialect) {
+  if (dialect == Dialect::kMySql) return MySqlOutboxDdl();
+  const bool pg = dialect == Dialect::kPostgres;
+  // The id orders rows as they were emitted (the relay publishes in that order);
+  // message_id is the stable id a row keeps across every publish attempt.
+  const std::string id = pg ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT";
+  const std::string key = pg ? R"(TEXT COLLATE "C")" : "TEXT";
+  const std::string ms = pg ? "BIGINT" : "INTEGER";
+  const std::string bytes = pg ? "BYTEA" : "BLOB";  // payloads are kept byte-exact
+  return "CREATE TABLE IF NOT EXISTS idem_outbox (\n"
+         "  id         " + id + ",\n"
+         "  message_id " + key + " NOT NULL UNIQUE,\n"
+         "  topic      TEXT NOT NULL,\n"
+         "  msg_key    " + key + " NOT NULL,\n"
+         "  headers    TEXT NOT NULL DEFAULT '{}',\n"
+         "  payload    " + bytes + " NOT NULL,\n"
+         "  state      TEXT NOT NULL DEFAULT 'PENDING' CHECK (state IN ('PENDING','SENT','DEAD')),\n"
+         "  attempts   INTEGER NOT NULL DEFAULT 0,\n"
+         "  due_ms     " + ms + " NOT NULL,\n"
+         "  created_ms " + ms + " NOT NULL,\n"
+         "  sent_ms    " + ms + " NOT NULL DEFAULT 0,\n"
+         "  last_error TEXT NOT NULL DEFAULT ''\n"
+         ");\n"
+         "CREATE INDEX IF NOT EXISTS idem_outbox_due ON idem_outbox (state, due_ms);\n";
 }
 
 }  // namespace idem::record_sql

@@ -45,4 +45,11 @@ const std::string& ReadRecordSql(Dialect dialect);
 Status TakeOver(SqlTx& tx, std::string_view group, const ClaimRequest& req, int64_t now_ms, int64_t lease_until_ms);
 Status NoteDuplicate(SqlTx& tx, std::string_view group, std::string_view key, int64_t now_ms);
 
+// ---- The transactional outbox (docs/outbox.md) ----
+// idem_outbox holds the messages handlers emit (HandlerContext::Emit) until the
+// relay has them confirmed by the broker: PENDING rows are due at due_ms; SENT
+// rows wait for cleanup; DEAD rows failed max_attempts times. Created with the
+// record table (SchemaDdl), so every store has it.
+std::string OutboxDdl(Dialect dialect);
+
 }  // namespace idem::record_sql

@@ -1,0 +1,150 @@
+#include "ops/outbox/relay.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ops/outbox/outbox_row.h"
+
+namespace idem::outbox {
+namespace {
+
+// "?, ?, ?": one placeholder per id; the count comes from code, the ids are bound.
+std::string Placeholders(size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += i ? ", ?" : "?";
+  return out;
+}
+
+std::vector<Value> Ids(const std::vector<OutboxRow>& rows) {
+  std::vector<Value> ids;
+  for (const OutboxRow& r : rows) ids.emplace_back(r.id);
+  return ids;
+}
+
+// Claims the due rows: pushes their due time past the claim window so no other
+// relay takes them while this one publishes. PostgreSQL skips rows another
+// relay holds instead of waiting for it (MariaDB too); SQLite's write lock (BEGIN IMMEDIATE)
+// lets one relay claim at a time.
+Result<std::vector<OutboxRow>> Claim(Store& store, const RelayOptions& o, int64_t now_ms) {
+  auto tx = store.Begin();
+  if (!tx.ok()) return tx.status();
+  std::string sql = "SELECT " IDEM_OUTBOX_COLUMNS
+                    " FROM idem_outbox WHERE state = 'PENDING' AND due_ms <= ? ORDER BY id LIMIT ?";
+  if (store.Dialect() != Dialect::kSqlite) sql += " FOR UPDATE SKIP LOCKED";
+  auto found = (*tx)->Query(sql, {now_ms, o.batch_size});
+  if (!found.ok()) return found.status();
+  std::vector<OutboxRow> rows;
+  for (const Row& row : *found) rows.push_back(OutboxRowFrom(row));
+  if (rows.empty()) return rows;
+  std::vector<Value> params{now_ms + o.claim_ms};
+  for (Value& id : Ids(rows)) params.push_back(std::move(id));
+  auto n = (*tx)->Exec("UPDATE idem_outbox SET due_ms = ?, attempts = attempts + 1 WHERE id IN (" +
+                           Placeholders(rows.size()) + ")",
+                       params);
+  if (!n.ok()) return n.status();
+  IDEM_RETURN_IF_ERROR((*tx)->Commit());
+  for (OutboxRow& r : rows) ++r.attempts;
+  return rows;
+}
+
+Status MarkSent(Store& store, const std::vector<OutboxRow>& rows, int64_t now_ms) {
+  auto tx = store.Begin();
+  if (!tx.ok()) return tx.status();
+  std::vector<Value> params{now_ms};
+  for (Value& id : Ids(rows)) params.push_back(std::move(id));
+  auto n = (*tx)->Exec("UPDATE idem_outbox SET state = 'SENT', sent_ms = ?, last_error = '' WHERE id IN (" +
+                           Placeholders(rows.size()) + ")",
+                       params);
+  if (!n.ok()) return n.status();
+  return (*tx)->Commit();
+}
+
+int64_t BackoffMs(const RelayOptions& o, int attempts) {
+  int64_t delay = o.backoff_initial_ms;
+  for (int i = 1; i < attempts && delay < o.backoff_max_ms; ++i) delay *= 2;
+  return std::min(delay, o.backoff_max_ms);
+}
+
+// After a failed publish: each row waits out its backoff, or is DEAD after its last attempt.
+Status MarkFailed(Store& store, const RelayOptions& o, const std::vector<OutboxRow>& rows, const Status& why,
+                  int64_t now_ms, RelayStep* step) {
+  auto tx = store.Begin();
+  if (!tx.ok()) return tx.status();
+  for (const OutboxRow& r : rows) {
+    const bool dead = r.attempts >= o.max_attempts;
+    auto n = (*tx)->Exec("UPDATE idem_outbox SET state = ?, due_ms = ?, last_error = ? WHERE id = ?",
+                         {std::string(dead ? "DEAD" : "PENDING"), now_ms + BackoffMs(o, r.attempts),
+                          "publish attempt " + std::to_string(r.attempts) + ": " + why.ToString(), r.id});
+    if (!n.ok()) return n.status();
+    ++(dead ? step->dead : step->failed);
+  }
+  return (*tx)->Commit();
+}
+
+Result<int64_t> CleanUp(Store& store, const RelayOptions& o, int64_t now_ms) {
+  auto tx = store.Begin();
+  if (!tx.ok()) return tx.status();
+  // MySQL takes no LIMIT in an IN subquery, but has DELETE … LIMIT of its own.
+  const char* sql = store.Dialect() == Dialect::kMySql
+                        ? "DELETE FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?"
+                        : "DELETE FROM idem_outbox WHERE id IN "
+                          "(SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?)";
+  auto n = (*tx)->Exec(sql, {now_ms - o.sent_retention_ms, o.cleanup_batch});
+  if (!n.ok()) return n.status();
+  IDEM_RETURN_IF_ERROR((*tx)->Commit());
+  return *n;
+}
+
+}  // namespace
+
+Relay::Relay(Store& store, Publisher& publisher, RelayOptions options)
+    : store_(store), publisher_(publisher), options_(options) {}
+
+Result<RelayStep> Relay::RelayOnce(int64_t now_ms) {
+  RelayStep step;
+  auto rows = Claim(store_, options_, now_ms);
+  if (!rows.ok()) return rows.status();
+  step.claimed = static_cast<int64_t>(rows->size());
+  if (!rows->empty()) {
+    std::vector<Message> messages;
+    for (const OutboxRow& r : *rows) messages.push_back(ToMessage(r));
+    // The row is marked only after the broker confirmed it: a crash in between
+    // publishes it again, never loses it.
+    Status published = publisher_.PublishBatch(messages);
+    if (published.ok()) {
+      IDEM_RETURN_IF_ERROR(MarkSent(store_, *rows, now_ms));
+      step.published = step.claimed;
+    } else {
+      IDEM_RETURN_IF_ERROR(MarkFailed(store_, options_, *rows, published, now_ms, &step));
+    }
+  }
+  auto cleaned = CleanUp(store_, options_, now_ms);
+  if (!cleaned.ok()) return cleaned.status();
+  step.cleaned = *cleaned;
+  return step;
+}
+
+Result<OutboxStats> ReadOutboxStats(Store& store) {
+  auto tx = store.Begin();
+  if (!tx.ok()) return tx.status();
+  auto rows = (*tx)->Query(
+      "SELECT state, COUNT(*), MIN(created_ms) FROM idem_outbox GROUP BY state", {});
+  if (!rows.ok()) return rows.status();
+  OutboxStats stats;
+  for (const Row& r : *rows) {
+    const std::string state = AsText(r[0]);
+    if (state == "PENDING") {
+      stats.pending = AsInt(r[1]);
+      stats.oldest_pending_ms = AsInt(r[2]);
+    } else if (state == "SENT") {
+      stats.sent = AsInt(r[1]);
+    } else if (state == "DEAD") {
+      stats.dead = AsInt(r[1]);
+    }
+  }
+  (*tx)->Rollback();
+  return stats;
+}
+
+}  // namespace idem::outbox
