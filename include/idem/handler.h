@@ -36,7 +36,7 @@ struct HandlerResult {
   // failed: "write ledger: <status>". Bad input (InvalidArgument — a payload
   // field missing or of the wrong type —, Permanent, Corruption) is permanent;
   // everything else (the database unavailable, a lock timeout, a deadlock) is
-  // retryable.
+  // retryable. An OK status is Ok(): the step succeeded.
   static HandlerResult FromStatus(const Status& status, std::string_view what);
 };
 

@@ -64,5 +64,13 @@ TEST(HandlerResultTest, FromStatusParksBadInputAndRetriesTheRest) {
   EXPECT_EQ(HandlerResult::FromStatus(Status::Corruption("x"), "read").outcome, HandlerResult::Outcome::kPermanent);
 }
 
+// A handler that forwards every step's status (`return FromStatus(s, …)`) must
+// see its effects commit when the step succeeded, not retried until it parks.
+TEST(HandlerResultTest, FromStatusOfOkIsSuccess) {
+  auto ok = HandlerResult::FromStatus(Status::OK(), "write ledger");
+  EXPECT_EQ(ok.outcome, HandlerResult::Outcome::kOk);
+  EXPECT_TRUE(ok.reason.empty());
+}
+
 }  // namespace
 }  // namespace idem
