@@ -19,6 +19,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$root/scripts/lib/test_server.sh"
 slot=$(( $(printf '%s' "$root" | cksum | cut -d' ' -f1) % 1000 ))
 # Below 32768, outside the kernel's ephemeral port range (see postgres.sh).
 port="${IDEM_TEST_MYSQL_PORT:-$((21000 + slot))}"
@@ -38,27 +39,9 @@ done
 mariadbd="$(command -v mariadbd || echo /usr/sbin/mariadbd)"
 user="$(id -un)"
 
-# Replaces (or with no value, removes) one NAME=VALUE line of the env file.
-set_env_line() {
-  mkdir -p "$(dirname "$env_file")"
-  local tmp
-  tmp="$(mktemp "$env_file.XXXXXX")"
-  if [ -f "$env_file" ]; then grep -v "^$1=" "$env_file" >"$tmp" || true; fi
-  if [ -n "${2:-}" ]; then echo "$1=$2" >>"$tmp"; fi
-  mv "$tmp" "$env_file"
-}
-
-our_pid() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null && cat "$pidfile"; }
 as_admin() { mariadb --no-defaults --socket="$sock" -uroot "$@"; }
 answers() { as_admin -e "SELECT 1" >/dev/null 2>&1; }
-port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; }
 gone() { ! port_taken && ! our_pid >/dev/null; }
-
-# Waits up to 30 s for `$1` (a function) to succeed.
-wait_for() {
-  for _ in $(seq 600); do "$1" && return 0; sleep 0.05; done
-  return 1
-}
 
 init() {
   mkdir -p "$dir"

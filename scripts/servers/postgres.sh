@@ -18,6 +18,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$root/scripts/lib/test_server.sh"
 slot=$(( $(printf '%s' "$root" | cksum | cut -d' ' -f1) % 1000 ))
 # Below 32768: ports in the kernel's ephemeral range (32768-60999) can be taken by
 # any outgoing connection, which made a server fail to bind now and then.
@@ -40,18 +41,7 @@ as_owner() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# Replaces (or with no value, removes) one NAME=VALUE line of the env file.
-set_env_line() {
-  mkdir -p "$(dirname "$env_file")"
-  local tmp
-  tmp="$(mktemp "$env_file.XXXXXX")"
-  if [ -f "$env_file" ]; then grep -v "^$1=" "$env_file" >"$tmp" || true; fi
-  if [ -n "${2:-}" ]; then echo "$1=$2" >>"$tmp"; fi
-  mv "$tmp" "$env_file"
-}
-
 running() { [ -f "$data/PG_VERSION" ] && as_owner "$bindir/pg_ctl" status -D "$data" >/dev/null 2>&1; }
-port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; }
 
 init() {
   mkdir -p "$dir"

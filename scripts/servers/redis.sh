@@ -15,6 +15,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$root/scripts/lib/test_server.sh"
 slot=$(( $(printf '%s' "$root" | cksum | cut -d' ' -f1) % 1000 ))
 # Below 32768, outside the kernel's ephemeral port range (see postgres.sh).
 port="${IDEM_TEST_REDIS_PORT:-$((24000 + slot))}"
@@ -28,25 +29,7 @@ command -v redis-server >/dev/null || {
   exit 1
 }
 
-# Replaces (or with no value, removes) one NAME=VALUE line of the env file.
-set_env_line() {
-  mkdir -p "$(dirname "$env_file")"
-  local tmp
-  tmp="$(mktemp "$env_file.XXXXXX")"
-  if [ -f "$env_file" ]; then grep -v "^$1=" "$env_file" >"$tmp" || true; fi
-  if [ -n "${2:-}" ]; then echo "$1=$2" >>"$tmp"; fi
-  mv "$tmp" "$env_file"
-}
-
-our_pid() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null && cat "$pidfile"; }
 answers() { [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = "PONG" ]; }
-port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; }
-
-# Waits up to 10 s for `$1` (a function) to succeed.
-wait_for() {
-  for _ in $(seq 200); do "$1" && return 0; sleep 0.05; done
-  return 1
-}
 
 start() {
   if our_pid >/dev/null && answers; then set_env_line IDEM_TEST_REDIS_URL "$url"; return; fi
