@@ -1,5 +1,5 @@
-// A console served in-process on a free port over an embedded queue and a
-// SQLite store, with an httplib client that logs in as the browser would
+// A console served in-process on a free port over a broker (the embedded queue
+// unless a test names another) and a SQLite store, with an httplib client that logs in as the browser would
 // (cookie, the form's CSRF token, this host as Origin), and a clock the test
 // moves to expire sessions.
 #pragma once
@@ -15,7 +15,7 @@
 
 #include "console/console_server.h"
 #include "console/secret_hash.h"
-#include "idem/embedded_queue.h"
+#include "idem/broker.h"
 #include "testing/test_util.h"
 
 namespace idem::console::testing {
@@ -44,12 +44,17 @@ class ConsoleFixture : public ::testing::Test {
  protected:
   static constexpr int64_t kTtlMs = 600'000;
 
+  // The broker whose dead letters the console shows; empty skips the test.
+  virtual std::string BrokerUrl() { return "queue:" + dir_.File("q.db"); }
+
   void SetUp() override {
-    auto q = EmbeddedQueue::Open(dir_.File("q.db"), {}, Env::Default());
-    ASSERT_TRUE(q.ok());
+    const std::string url = BrokerUrl();
+    if (url.empty()) GTEST_SKIP() << "no broker for this test (see its BrokerUrl)";
+    auto q = OpenBroker(url, {}, Env::Default());
+    ASSERT_TRUE(q.ok()) << q.status().ToString();
     queue_ = std::move(*q);
     ConsoleSettings settings;
-    settings.broker_url = "queue:" + dir_.File("q.db");
+    settings.broker_url = url;
     settings.store_url = "sqlite:" + dir_.File("s.db");
     settings.config.enabled = true;
     settings.config.session_ttl_ms = kTtlMs;
@@ -66,6 +71,7 @@ class ConsoleFixture : public ::testing::Test {
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
   }
   void TearDown() override {
+    if (!thread_.joinable()) return;
     server_.stop();
     if (thread_.joinable()) thread_.join();
   }
@@ -78,7 +84,7 @@ class ConsoleFixture : public ::testing::Test {
     m.key = key;
     m.payload = payload;
     m.headers["x-origin"] = "test";
-    auto id = queue_->ParkRejected(m, reason);
+    auto id = queue_->dead_letters()->ParkRejected(m, reason);
     EXPECT_TRUE(id.ok());
     return id.ok() ? *id : 0;
   }
@@ -113,7 +119,7 @@ class ConsoleFixture : public ::testing::Test {
 
   idem::testing::TempDir dir_;
   SetClock clock_;
-  std::unique_ptr<EmbeddedQueue> queue_;
+  std::unique_ptr<Broker> queue_;
   std::unique_ptr<Console> console_;
   httplib::Server server_;
   std::thread thread_;
