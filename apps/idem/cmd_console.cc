@@ -45,7 +45,10 @@ void Serve(const ConsoleArgs& a) {
   Env* env = Env::Default();
   service::JsonLog log(&std::cout, env);
   service::BlockStopSignals();  // before the server's threads exist, so only sigwait sees them
-  auto console = console::Console::Open({config->console, config->broker_url, config->store_url}, env);
+  auto console = console::Console::Open(
+      {config->console, config->broker_url, config->store_url,
+       [&log](const std::string& event, const nlohmann::json& fields) { log.Info(event, fields); }},
+      env);
   if (!console.ok()) throw CliError(console.status().message());
   service::HttpEndpoint http(nullptr, nullptr);
   http.MountConsole(**console);

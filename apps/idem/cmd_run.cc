@@ -79,7 +79,10 @@ int Serve(const RunArgs& a) {
   if (config.console.enabled) {
     if (config.http_listen.empty())
       throw CliError(config.path + ": [console] is served on the HTTP port: set [service] http_listen = \"HOST:PORT\"", 2);
-    auto opened = console::Console::Open({config.console, config.broker_url, config.store_url}, env);
+    auto opened = console::Console::Open(
+        {config.console, config.broker_url, config.store_url,
+         [&log](const std::string& event, const nlohmann::json& fields) { log.Info(event, fields); }},
+        env);
     if (!opened.ok()) {
       log.Error("start_failed", {{"error", opened.status().ToString()}});
       throw CliError(opened.status().message(), 1);

@@ -121,15 +121,21 @@ std::optional<Session> Console::Require(const httplib::Request& req, httplib::Re
     return std::nullopt;
   }
   if (changes && !SameOrigin(req)) {
+    Log("console_refused", {{"operator", s->who.name}, {"path", req.path}, {"why", "not same-origin"}});
     Fail(res, 403, "Refused: this request did not come from a page of this console (Origin/Referer); nothing was changed.",
          &*s);
     return std::nullopt;
   }
   if (changes && !SameToken(req.get_param_value("csrf"), s->csrf)) {
+    Log("console_refused", {{"operator", s->who.name}, {"path", req.path}, {"why", "CSRF token missing or stale"}});
     Fail(res, 403, "Refused: the form's CSRF token is missing or stale; reload the page. Nothing was changed.", &*s);
     return std::nullopt;
   }
   return s;
+}
+
+void Console::Log(const std::string& event, const nlohmann::json& fields) {
+  if (settings_.log) settings_.log(event, fields);
 }
 
 void Console::Fail(httplib::Response& res, int status, const std::string& what, const Session* s) {
@@ -169,6 +175,8 @@ void Console::Login(const httplib::Request& req, httplib::Response& res) {
   // An unknown name costs the same hash as a known one, so timing does not tell names apart.
   static const std::string kDecoy = HashSecret("decoy", kDefaultHashIterations).value();
   const bool good = VerifySecret(req.get_param_value("secret"), op ? op->secret_hash : kDecoy) && op;
+  // A typed name that is no operator is not logged: it may be a secret typed in the wrong field.
+  Log("console_login", {{"operator", op ? op->name : "(not an operator)"}, {"ok", good}});
   if (!good) {
     Html(res, 401, LoginPage("Wrong name or secret."));
     return;
@@ -184,6 +192,7 @@ void Console::Logout(const httplib::Request& req, httplib::Response& res) {
   auto s = Require(req, res, false, true);
   if (!s) return;
   sessions_.End(s->id);
+  Log("console_logout", {{"operator", s->who.name}});
   Harden(res);
   res.set_header("Set-Cookie", std::string(kCookie) + "=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0");
   res.set_redirect("/console/login", 303);
@@ -243,9 +252,11 @@ void Console::Change(const httplib::Request& req, httplib::Response& res, bool p
   auto s = Require(req, res, false, true);
   if (!s) return;
   const char* verb = purge ? "purge" : "replay";
-  if (s->who.role != Role::kOperator)
+  if (s->who.role != Role::kOperator) {
+    Log("console_refused", {{"operator", s->who.name}, {"path", req.path}, {"why", "read-only role"}});
     return Fail(res, 403, s->who.name + " has the read-only role: only an operator may " + verb +
                               " dead letters. Nothing was changed.", &*s);
+  }
   const bool all = req.get_param_value("all") == "1";
   std::set<int64_t> unique;
   for (size_t i = 0; i < req.get_param_value_count("id"); ++i) {
@@ -263,6 +274,10 @@ void Console::Change(const httplib::Request& req, httplib::Response& res, bool p
   const ChangeRequest change{purge ? DeadLetterAction::kPurge : DeadLetterAction::kReplay, ids,
                              connect::RedactedUrl(settings_.broker_url)};
   auto n = ApplyAudited(*dead, audit_, s->who, change, env_);
+  Log("console_" + std::string(verb), {{"operator", s->who.name},
+                                       {"dead_letter_ids", IdList(ids)},
+                                       {"changed", n.ok() ? *n : -1},
+                                       {"outcome", n.ok() ? "ok" : n.status().ToString()}});
   if (!n.ok()) {
     broker_.reset();
     return Fail(res, 503, std::string("The ") + verb + " failed: " + n.status().ToString(), &*s);

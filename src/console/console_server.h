@@ -14,14 +14,18 @@
 // login form), and nothing changes; a POST needs the session's CSRF token and
 // an Origin (or Referer) of this host, else 403; replay and purge need the
 // operator role, else 403. Pages carry a Content-Security-Policy that allows no
-// script at all. Secrets, session ids and bodies are never logged.
+// script at all. Logins, refusals and changes are logged through
+// ConsoleSettings::log with the operator's name; secrets, session ids, CSRF
+// tokens and bodies never are.
 //
 // Thread safety: the server calls handlers on its own threads; the broker and
 // the audit store are used under one lock.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -39,10 +43,14 @@ struct Response;
 
 namespace idem::console {
 
+// One log line: an event name and its fields (the service's JSON log).
+using ConsoleLog = std::function<void(const std::string& event, const nlohmann::json& fields)>;
+
 struct ConsoleSettings {
   ConsoleConfig config;
   std::string broker_url;  // whose dead letters are shown
   std::string store_url;   // where idem_audit lives
+  ConsoleLog log;          // optional
 };
 
 class Console {
@@ -66,6 +74,7 @@ class Console {
   DeadLetters* DeadLettersOrError(httplib::Response& res, const Session& s);
   // The dead letter the path names, or nullopt with the error page set.
   std::optional<DeadLetter> OneDeadLetter(const httplib::Request& req, httplib::Response& res, const Session& s);
+  void Log(const std::string& event, const nlohmann::json& fields);
   void Fail(httplib::Response& res, int status, const std::string& what, const Session* s);
 
   void LoginForm(const httplib::Request& req, httplib::Response& res);

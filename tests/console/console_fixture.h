@@ -9,6 +9,8 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <optional>
 #include <regex>
 #include <thread>
@@ -56,6 +58,10 @@ class ConsoleFixture : public ::testing::Test {
     ConsoleSettings settings;
     settings.broker_url = url;
     settings.store_url = "sqlite:" + dir_.File("s.db");
+    settings.log = [this](const std::string& event, const nlohmann::json& fields) {
+      std::lock_guard<std::mutex> lock(log_mu_);
+      log_.push_back(nlohmann::json{{"event", event}, {"fields", fields}}.dump());
+    };
     settings.config.enabled = true;
     settings.config.session_ttl_ms = kTtlMs;
     settings.config.operators = {{"alice", Role::kOperator, Hash("alice-secret"), ""},
@@ -125,6 +131,8 @@ class ConsoleFixture : public ::testing::Test {
   std::thread thread_;
   int port_ = 0;
   std::unique_ptr<httplib::Client> client_;
+  std::mutex log_mu_;
+  std::vector<std::string> log_;  // what the console logged, one JSON object per line
 };
 
 }  // namespace idem::console::testing

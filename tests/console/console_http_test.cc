@@ -201,6 +201,27 @@ TEST_F(ConsoleHttpTest, AHostileBodyIsShownAsEscapedTextAndDownloadsByteExact) {
   EXPECT_EQ(body->body, payload);
 }
 
+TEST_F(ConsoleHttpTest, TheLogNamesOperatorsButNeverSecretsSessionsTokensOrBodies) {
+  const int64_t id = Park("pay:P1", R"({"payment_id":"P1","card":"4111-1111"})", "account missing");
+  ASSERT_FALSE(LogIn("alice", "not-alices-secret"));
+  ASSERT_FALSE(LogIn("alice-secret", "oops"));  // a secret typed into the name field
+  auto login = LogIn("alice", "alice-secret");
+  ASSERT_TRUE(login);
+  ASSERT_EQ(Post("/console/replay", &*login, {{"id", std::to_string(id)}}, "http://evil.example")->status, 403);
+  ASSERT_EQ(Post("/console/replay", &*login, {{"id", std::to_string(id)}})->status, 200);
+  std::lock_guard<std::mutex> lock(log_mu_);
+  std::string all;
+  for (const std::string& line : log_) all += line + "\n";
+  EXPECT_NE(all.find(R"("event":"console_login","fields":{"ok":false,"operator":"alice"})"), std::string::npos) << all;
+  EXPECT_NE(all.find(R"("event":"console_login","fields":{"ok":true,"operator":"alice"})"), std::string::npos) << all;
+  EXPECT_NE(all.find(R"("why":"not same-origin")"), std::string::npos) << all;
+  EXPECT_NE(all.find(R"("event":"console_replay")"), std::string::npos) << all;
+  for (const std::string& secret : {std::string("alice-secret"), std::string("not-alices-secret"),
+                                    login->cookie.substr(login->cookie.find('=') + 1), login->csrf,
+                                    std::string("4111-1111")})
+    EXPECT_EQ(all.find(secret), std::string::npos) << "logged: " << secret << "\n" << all;
+}
+
 TEST_F(ConsoleHttpTest, LogoutEndsTheSession) {
   auto login = LogIn("alice", "alice-secret");
   ASSERT_TRUE(login);

@@ -151,6 +151,11 @@ try {
     `the audit names the operator: ${auditText}`);
   check(sql("SELECT operator || '/' || authenticated_by || '/' || action || '/' || changed FROM idem_audit") ===
     'alice/console login/replay/1', 'one audit row in the store');
+
+  const logged = log.lines.map((j) => JSON.stringify(j)).join('\n');
+  check(log.lines.some((j) => j.event === 'console_replay' && j.operator === 'alice'), 'the log names who replayed');
+  check(!logged.includes(secret) && !logged.includes(session.value) && !logged.includes('amount_cents'),
+    'the log holds no secret, session id or body');
 } catch (e) {
   console.error(e);
   failures++;
