@@ -230,6 +230,7 @@ SimResult RunSimulation(const SimOptions& options, const WorkloadFactory& worklo
 
 std::string ReplayCommand(const SimResult& r, const SimOptions& options) {
   std::string cmd = "idem sim --seed " + std::to_string(r.seed) + " --events " + std::to_string(options.events);
+  if (!options.workload.empty()) cmd += " --workload " + options.workload;
   if (!options.protection) cmd += " --protection off";
   return cmd;
 }

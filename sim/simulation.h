@@ -23,6 +23,7 @@ struct SimOptions {
   int events = 150;                    // business events published per run
   int consumers = 2;
   bool keep_trace = false;             // keep every decision line (for --trace)
+  std::string workload;                // named in the replay command; empty: the default one
 };
 
 struct SimResult {

@@ -39,6 +39,7 @@ sim::SimOptions OptionsFor(const SimArgs& a, uint64_t seed) {
   o.events = a.events;
   o.protection = a.protection != "off";
   o.keep_trace = a.trace;
+  if (a.workload != kDefaultSimWorkload) o.workload = a.workload;
   if (!a.model.empty()) {
     sim::DeliveryModel m;
     // Checked at parse time (IsMember below); this runs on worker threads, where a throw would abort.

@@ -110,5 +110,15 @@ TEST(SimTest, CliExitsNonZeroWithProtectionOffAndZeroWithItOn) {
   EXPECT_NE(on.out.find("no_duplicate_effect"), std::string::npos);
 }
 
+// A failing seed's replay must run the same workload, not the default one.
+TEST(SimTest, ReplayCommandNamesTheWorkload) {
+  auto off = testing::RunProcess(
+      {IDEM_CLI_PATH, "sim", "--workload", "ledger", "--seeds", "3", "--events", "40", "--protection", "off"});
+  EXPECT_EQ(off.exit_code, 1) << off.err;
+  EXPECT_NE(off.out.find("replay: idem sim --seed 1 --events 40 --workload ledger --protection off"),
+            std::string::npos)
+      << off.out;
+}
+
 }  // namespace
 }  // namespace idem::sim
