@@ -9,6 +9,7 @@
 #include "sim/ledger_workload.h"
 #include "sim/payments_workload.h"
 #include "sim/simulation.h"
+#include "describe_failure.h"
 #include "testing/test_util.h"
 
 namespace idem::sim {
@@ -23,15 +24,6 @@ WorkloadFactory Payments() {
   return [] { return std::make_unique<PaymentsWorkload>(); };
 }
 WorkloadFactory ByName(const std::string& name) { return name == "payments" ? Payments() : Ledger(); }
-
-std::string Describe(const SimResult& r, const SimOptions& o) {
-  std::ostringstream os;
-  os << "seed " << r.seed << " (" << ModelName(r.model) << (r.redis ? ", redis" : "") << "):";
-  for (const auto& [checker, v] : r.report.violations)
-    for (const std::string& what : v) os << "\n  " << checker << ": " << what;
-  os << "\n  replay: " << ReplayCommand(r, o);
-  return os.str();
-}
 
 // The payments service (the real handlers) and the ledger workload (whose only
 // defence is the guard) over the same fixed seeds.
