@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/ledger_workload.h"
+#include "sim/outbox_chain_workload.h"
 #include "sim/payments_workload.h"
 #include "sim/simulation.h"
 #include "describe_failure.h"
@@ -23,7 +24,10 @@ WorkloadFactory Ledger() {
 WorkloadFactory Payments() {
   return [] { return std::make_unique<PaymentsWorkload>(); };
 }
-WorkloadFactory ByName(const std::string& name) { return name == "payments" ? Payments() : Ledger(); }
+WorkloadFactory ByName(const std::string& name) {
+  if (name == "chain") return [] { return std::make_unique<ChainWorkload>(); };
+  return name == "payments" ? Payments() : Ledger();
+}
 
 // The payments service (the real handlers) and the ledger workload (whose only
 // defence is the guard) over the same fixed seeds.
@@ -58,7 +62,7 @@ TEST(SimTest, SavedRegressionSeedsStayFixed) {
     SimOptions o;
     std::string workload;
     in >> o.seed >> o.events >> workload;
-    ASSERT_TRUE(workload == "ledger" || workload == "payments") << line;
+    ASSERT_TRUE(workload == "ledger" || workload == "payments" || workload == "chain") << line;
     SimResult r = RunSimulation(o, ByName(workload));
     EXPECT_EQ(r.report.Total(), 0u) << Describe(r, o);
     ++n;
