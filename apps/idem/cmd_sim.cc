@@ -186,7 +186,8 @@ void AddSimCommand(CLI::App& app) {
       "Checkers: no duplicate effect, nothing lost, balances = flows, no legitimate message\n"
       "blocked, conflicts detected. A failing seed prints the command that replays it.\n"
       "Examples:  idem sim --seeds 10000        idem sim --seed 42 --trace\n"
-      "           idem sim --protection off      (the checkers must then find violations)");
+      "           idem sim --protection off      (the checkers must then find violations)\n"
+      "           idem sim --workload chain      (the outbox relay, killed between publish and mark)");
   cmd->add_option("--seeds", a->seeds, "How many seeds to run")
       ->capture_default_str()
       ->transform(IntegerIn(1, 100'000'000));
