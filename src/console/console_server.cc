@@ -161,9 +161,7 @@ DeadLetters* Console::DeadLettersOrError(httplib::Response& res, const Session& 
   return dead;
 }
 
-void Console::LoginForm(const httplib::Request& req, httplib::Response& res) {
-  Html(res, 200, LoginPage(req.has_param("expired") ? "Your session expired; log in again." : ""));
-}
+void Console::LoginForm(const httplib::Request&, httplib::Response& res) { Html(res, 200, LoginPage("")); }
 
 void Console::Login(const httplib::Request& req, httplib::Response& res) {
   if (!SameOrigin(req)) {
