@@ -222,6 +222,24 @@ TEST_F(ConsoleHttpTest, TheLogNamesOperatorsButNeverSecretsSessionsTokensOrBodie
     EXPECT_EQ(all.find(secret), std::string::npos) << "logged: " << secret << "\n" << all;
 }
 
+TEST_F(ConsoleHttpTest, TheListPagesFiftyAtATime) {
+  std::vector<int64_t> ids;
+  for (int i = 1; i <= 51; ++i) ids.push_back(Park("pay:K" + std::to_string(i) + ".", "{}", "account missing"));
+  auto login = LogIn("alice", "alice-secret");
+  ASSERT_TRUE(login);
+  auto first = client_->Get("/console/", Browser(&*login, ""));
+  ASSERT_TRUE(first);
+  EXPECT_NE(first->body.find("pay:K50."), std::string::npos);
+  EXPECT_EQ(first->body.find("pay:K51."), std::string::npos);
+  const std::string next = "/console/?after=" + std::to_string(ids[49]);
+  EXPECT_NE(first->body.find("href=\"" + next + "\""), std::string::npos) << "a link to the next page";
+  auto second = client_->Get(next, Browser(&*login, ""));
+  ASSERT_TRUE(second);
+  EXPECT_NE(second->body.find("pay:K51."), std::string::npos);
+  EXPECT_EQ(second->body.find("pay:K50."), std::string::npos);
+  EXPECT_EQ(second->body.find("Next page"), std::string::npos);
+}
+
 TEST_F(ConsoleHttpTest, LogoutEndsTheSession) {
   auto login = LogIn("alice", "alice-secret");
   ASSERT_TRUE(login);
