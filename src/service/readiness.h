@@ -4,7 +4,7 @@
 // own, never the workers' (a Broker or Store belongs to one thread): a probe
 // sees the dependency as a new worker would, and readiness comes back by itself
 // when the dependency does. Each probe also refreshes the dead-letter depth and
-// age and the idem_up gauges.
+// age, the idem_up gauges and, with [outbox] relay = true, the outbox gauges.
 //
 // Thread safety: Check may be called from any thread (one probe at a time).
 #pragma once
@@ -36,6 +36,7 @@ class Readiness {
  private:
   void ProbeBroker(ReadinessReport* r);
   void ProbeStore(ReadinessReport* r);
+  void RefreshOutboxGauges(Store& store);
 
   const ServiceConfig& config_;
   Env* env_;

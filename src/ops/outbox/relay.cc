@@ -130,11 +130,13 @@ Result<RelayStep> Relay::RelayOnce(int64_t now_ms) {
   return step;
 }
 
-Result<OutboxStats> ReadOutboxStats(Store& store) {
+Result<OutboxStats> ReadOutboxStats(Store& store, bool count_sent) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
-  auto rows = (*tx)->Query(
-      "SELECT state, COUNT(*), MIN(created_ms) FROM idem_outbox GROUP BY state", {});
+  auto rows = (*tx)->Query(count_sent ? "SELECT state, COUNT(*), MIN(created_ms) FROM idem_outbox GROUP BY state"
+                                      : "SELECT state, COUNT(*), MIN(created_ms) FROM idem_outbox"
+                                        " WHERE state IN ('PENDING', 'DEAD') GROUP BY state",
+                           {});
   if (!rows.ok()) return rows.status();
   OutboxStats stats;
   for (const Row& r : *rows) {
