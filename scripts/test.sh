@@ -47,7 +47,8 @@ fi
 # the labels run below (the benchmarks', Kafka's and the outbox chains'), which would only cost build time.
 mapfile -t asan_targets < <(grep -rhoE '[A-Za-z0-9_]+\[[0-9]+\]_include\.cmake' build-asan \
   --include=CTestTestfile.cmake | sed -E 's/\[[0-9]+\]_include\.cmake$//' | sort -u | grep -vx -e 'idem_bench_tests' \
-  -e 'idem_kafka_tests' -e 'idem_outbox_chain_tests' -e 'idem_outbox_rabbitmq_tests' -e 'idem_outbox_mysql_tests')
+  -e 'idem_kafka_tests' -e 'idem_outbox_chain_tests' -e 'idem_outbox_rabbitmq_tests' -e 'idem_outbox_mysql_tests' \
+  -e 'idem_outbox_kafka_tests')
 cmake --build build-asan -j "$(nproc)" --target idem "${asan_targets[@]}" | grep -vE '^\[[0-9]+/[0-9]+\] ' || true
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # The install tests build a consumer against the installed package with plain

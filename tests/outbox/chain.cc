@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "idem/pipeline.h"
 #include "ops/outbox/relay.h"
@@ -39,8 +40,8 @@ class KillBeforeAck final : public Source {
  public:
   explicit KillBeforeAck(Source& inner) : inner_(inner) {}
   Result<std::vector<Message>> Poll(size_t n, int64_t wait_ms) override { return inner_.Poll(n, wait_ms); }
-  Status Settle(const std::vector<Settlement>&) override {
-    ::kill(::getpid(), SIGKILL);
+  Status Settle(const std::vector<Settlement>& s) override {
+    if (!s.empty()) ::kill(::getpid(), SIGKILL);
     return Status::OK();
   }
   Status Abandon() override { return inner_.Abandon(); }
@@ -109,7 +110,11 @@ void RunChildThatDies(const char* what, const std::function<int()>& child) {
 }  // namespace
 
 void RunOutboxChain(const ChainEnds& ends, int payments) {
-  sim::SimEnv env(/*seed=*/7);
+  std::optional<sim::SimEnv> clock;
+  if (ends.real_time) clock.emplace(/*seed=*/7, Env::Default()->NowMs() + 3'600'000);
+  else clock.emplace(/*seed=*/7);
+  sim::SimEnv& relay_clock = *clock;
+  Env& env = ends.real_time ? *Env::Default() : relay_clock;
   auto store = ends.open_store(&env);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   ends.create_effect_tables(**store);
@@ -118,7 +123,7 @@ void RunOutboxChain(const ChainEnds& ends, int payments) {
                                "CREATE TABLE chain_notices (payment_id VARCHAR(64) NOT NULL)")
                   .ok());
   PipelineOptions options;
-  options.max_linger_ms = 0;
+  options.max_linger_ms = ends.poll_wait_ms;
   {
     auto pay = ends.open_pay_broker(&env);
     ASSERT_TRUE(pay.ok()) << pay.status().ToString();
@@ -147,16 +152,16 @@ void RunOutboxChain(const ChainEnds& ends, int payments) {
     if (!s.ok() || !b.ok()) return 3;
     KillAfterConfirm publisher((*b)->publisher());
     outbox::Relay relay(**s, publisher, relay_options);
-    (void)relay.RelayOnce(env.NowMs());
+    (void)relay.RelayOnce(relay_clock.NowMs());
     return 4;
   });
   EXPECT_EQ(QueryInt(**store, "SELECT COUNT(*) FROM idem_outbox WHERE state = 'SENT'"), 0) << "never marked";
 
   // A new relay publishes the claimed rows again once the claim expired: every
   // message is on the broker twice, under the same business key.
-  env.SleepMs(relay_options.claim_ms);
+  relay_clock.SleepMs(relay_options.claim_ms);
   outbox::Relay relay(**store, (*downstream)->publisher(), relay_options);
-  auto step = relay.RelayOnce(env.NowMs());
+  auto step = relay.RelayOnce(relay_clock.NowMs());
   ASSERT_TRUE(step.ok()) << step.status().ToString();
   EXPECT_EQ(step->published, 2 * payments);
   EXPECT_EQ(QueryInt(**store, "SELECT COUNT(*) FROM idem_outbox WHERE state = 'SENT'"), 2 * payments);
@@ -171,7 +176,8 @@ void RunOutboxChain(const ChainEnds& ends, int payments) {
     o.batch_size = static_cast<size_t>(4 * payments);
     Pipeline consumer(&dying, s->get(), &env, o);
     if (!RegisterDownstream(consumer).ok()) return 5;
-    (void)consumer.RunOnce();
+    // Polls until a batch arrives (a Kafka consumer first has to join its group).
+    for (int i = 0; i < 1000; ++i) (void)consumer.RunOnce();
     return 4;
   });
   EXPECT_GT(QueryInt(**store, "SELECT COUNT(*) FROM chain_points") +
@@ -180,14 +186,18 @@ void RunOutboxChain(const ChainEnds& ends, int payments) {
       << "the killed consumer committed before it died";
 
   // Its deliveries come back; a new consumer absorbs every copy.
-  env.SleepMs(ends.redelivery_after_ms);
+  relay_clock.SleepMs(ends.redelivery_after_ms);  // the consumers' clock too, except on Kafka
   {
     auto b = ends.open_downstream_broker(&env);
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     Pipeline consumer(&(*b)->source(), store->get(), &env, options);
     ASSERT_TRUE(RegisterDownstream(consumer).ok());
+    // Done when every record is there and the broker has every copy settled
+    // (Kafka commits offsets asynchronously: the consumer polls on meanwhile).
     Drain(consumer, [&] {
-      return QueryInt(**store, "SELECT COUNT(*) FROM idem_records WHERE status = 'SUCCEEDED'") == 3 * payments;
+      auto st = (*downstream)->Stats();
+      return QueryInt(**store, "SELECT COUNT(*) FROM idem_records WHERE status = 'SUCCEEDED'") == 3 * payments &&
+             st.ok() && std::max<int64_t>(st->ready, 0) + std::max<int64_t>(st->in_flight, 0) == 0;
     });
   }
   for (const char* table : {"chain_points", "chain_notices"}) {

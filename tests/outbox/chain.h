@@ -28,6 +28,12 @@ struct ChainEnds {
   // the visibility timeout on the embedded queue; 0 where the broker gives them
   // back when the connection drops (RabbitMQ, Kafka).
   int64_t redelivery_after_ms = 0;
+  // Kafka: the brokers and consumers run on the real clock (joining a group
+  // takes real seconds) and each poll waits this long; the relays keep a
+  // simulated clock of their own, ahead of the real one, so the claim window
+  // passes without waiting. Elsewhere everything runs on the simulated clock.
+  bool real_time = false;
+  int64_t poll_wait_ms = 0;
   // The "pay" handler's tables and the handler (MySQL spells them its own way).
   std::function<void(Store&)> create_effect_tables = CreateEffectTables;
   std::function<HandlerSpec()> pay_handler = [] { return PayHandler(); };
