@@ -73,6 +73,7 @@ int Serve(const RunArgs& a) {
                        {"fast_filter", RedactUrl(config.fast_filter_url)},
                        {"consumers", groups}});
   service::Readiness readiness(config, env, &metrics);
+  readiness.WatchRelay((*svc)->relay());
   service::HttpEndpoint http(&metrics, &readiness);
   if (!config.http_listen.empty()) {
     auto port = http.Start(config.http_listen);

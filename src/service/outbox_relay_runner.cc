@@ -51,6 +51,7 @@ void OutboxRelayRunner::Run(bool until_idle, const std::function<bool()>& worker
     auto step = relay_->RelayOnce(env_->NowMs());
     if (!step.ok()) {
       metrics_->OnOutboxRelayFailure();
+      SetLastError(step.status().ToString());
       if (!failing)
         log_->Error("outbox_relay_failed",
                     {{"error", step.status().ToString()},
@@ -59,7 +60,10 @@ void OutboxRelayRunner::Run(bool until_idle, const std::function<bool()>& worker
       Pause();
       continue;
     }
-    if (failing) log_->Info("outbox_relay_recovered", {{"published", step->published}});
+    if (failing) {
+      log_->Info("outbox_relay_recovered", {{"published", step->published}});
+      SetLastError("");
+    }
     failing = false;
     metrics_->OnOutboxStep(step->published, step->failed, step->dead);
     total.published += step->published;
@@ -81,6 +85,16 @@ void OutboxRelayRunner::Run(bool until_idle, const std::function<bool()>& worker
                                       {"published", total.published},
                                       {"failed", total.failed},
                                       {"dead", total.dead}});
+}
+
+std::string OutboxRelayRunner::LastError() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_error_;
+}
+
+void OutboxRelayRunner::SetLastError(std::string error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  last_error_ = std::move(error);
 }
 
 }  // namespace idem::service

@@ -11,12 +11,17 @@
 // once when it starts failing and once when it recovers, and counted; the
 // rows it claimed are due again after claim_ms, so nothing is lost.
 //
-// Thread safety: Open on any thread; Run on exactly one.
+// /readyz reports the relay's last error (LastError) without turning the
+// service unready: consumption goes on, and the rows wait safely in the outbox.
+//
+// Thread safety: Open on any thread; Run on exactly one; LastError on any.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
 
 #include "idem/broker.h"
 #include "idem/store.h"
@@ -41,7 +46,11 @@ class OutboxRelayRunner {
   // `workers_done` said every consumer worker has ended (batch runs, tests).
   void Run(bool until_idle, const std::function<bool()>& workers_done);
 
+  // "" while the last step worked; else why it failed. Any thread.
+  std::string LastError() const;
+
  private:
+  void SetLastError(std::string error);
   OutboxRelayRunner() = default;
   bool Stopping() const { return control_->stop.load() || control_->abandon.load(); }
   void Pause();  // interval_ms, or until a stop
@@ -54,6 +63,8 @@ class OutboxRelayRunner {
   std::unique_ptr<Store> store_;
   std::unique_ptr<Broker> broker_;
   std::optional<outbox::Relay> relay_;
+  mutable std::mutex mu_;
+  std::string last_error_;  // guarded by mu_
 };
 
 }  // namespace idem::service

@@ -16,6 +16,10 @@ ReadinessReport Readiness::Check() {
   ProbeStore(&r);
   metrics_->SetUp("broker", r.broker_ok);
   metrics_->SetUp("store", r.store_ok);
+  if (relay_) {
+    const std::string error = relay_->LastError();
+    r.outbox_relay = error.empty() ? "ok" : "last step failed (it retries every interval_ms): " + error;
+  }
   return r;
 }
 

@@ -69,6 +69,7 @@ class Service {
   void MaintainIfDue();
 
   const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
+  const OutboxRelayRunner* relay() const { return relay_.get(); }  // null without [outbox] relay = true
 
  private:
   Service() = default;

@@ -102,6 +102,10 @@ TEST_F(OutboxRelayServiceTest, RelaysEmittedRowsToAConsumerGroupAndCountsThemOnM
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200);
   const std::string scrape = res->body;
+  auto ready = client.Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 200) << ready->body;
+  EXPECT_NE(ready->body.find("\"outbox_relay\":\"ok\""), std::string::npos) << ready->body;
   EXPECT_EQ(UnlabelledSample(scrape, "idem_outbox_published_total"), kGrants - 2) << scrape;
   EXPECT_EQ(UnlabelledSample(scrape, "idem_outbox_pending_messages"), 1) << scrape;
   EXPECT_GT(UnlabelledSample(scrape, "idem_outbox_oldest_pending_age_seconds"), 0) << scrape;
