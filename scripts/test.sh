@@ -44,9 +44,11 @@ if [ ! -f build-asan/build.ninja ]; then
 fi
 # Only the test programs (and what they run, the idem CLI): every executable
 # that gtest_discover_tests registered, except those whose tests carry none of
-# the labels run below (the benchmarks' and Kafka's), which would only cost build time.
+# the labels run below (the benchmarks', Kafka's and the outbox chains'), which would only cost build time.
 mapfile -t asan_targets < <(grep -rhoE '[A-Za-z0-9_]+\[[0-9]+\]_include\.cmake' build-asan \
-  --include=CTestTestfile.cmake | sed -E 's/\[[0-9]+\]_include\.cmake$//' | sort -u | grep -vx -e 'idem_bench_tests' -e 'idem_kafka_tests')
+  --include=CTestTestfile.cmake | sed -E 's/\[[0-9]+\]_include\.cmake$//' | sort -u | grep -vx -e 'idem_bench_tests' \
+  -e 'idem_kafka_tests' -e 'idem_outbox_chain_tests' -e 'idem_outbox_rabbitmq_tests' -e 'idem_outbox_mysql_tests' \
+  -e 'idem_outbox_kafka_tests')
 cmake --build build-asan -j "$(nproc)" --target idem "${asan_targets[@]}" | grep -vE '^\[[0-9]+/[0-9]+\] ' || true
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # The install tests build a consumer against the installed package with plain

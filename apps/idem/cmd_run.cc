@@ -74,6 +74,7 @@ int Serve(const RunArgs& a) {
                        {"fast_filter", RedactUrl(config.fast_filter_url)},
                        {"consumers", groups}});
   service::Readiness readiness(config, env, &metrics);
+  readiness.WatchRelay((*svc)->relay());
   service::HttpEndpoint http(&metrics, &readiness);
   std::unique_ptr<console::Console> console;
   if (config.console.enabled) {

@@ -80,6 +80,19 @@ void ReadConsole(TableReader t, ServiceConfig& c) {
   t.Finish();
 }
 
+// [outbox]: the relay that publishes what handlers emitted, run in this process.
+void ReadOutbox(TableReader t, ServiceConfig& c) {
+  OutboxConfig& o = c.outbox;
+  o.where = t.Where();
+  o.relay = t.Bool("relay", o.relay);
+  o.interval_ms = t.Int("interval_ms", o.interval_ms, 1, 60'000);
+  o.batch = t.Int("batch", o.batch, 1, 10'000);
+  o.max_attempts = static_cast<int>(t.Int("max_attempts", o.max_attempts, 1, 1'000));
+  o.claim_ms = t.Int("claim_ms", o.claim_ms, 1'000, kDayMs);
+  o.per_key_order = t.Bool("per_key_order", o.per_key_order);
+  t.Finish();
+}
+
 ConsumerConfig ReadConsumer(TableReader t, const std::vector<StateMachineConfig>& machines) {
   ConsumerConfig k;
   k.where = t.Where();
@@ -114,6 +127,7 @@ ServiceConfig Read(const toml::table& root, const std::string& path) {
   if (auto s = t.Table("service")) ReadServiceTable(*s, c);
   if (auto r = t.Table("retention")) ReadRetention(*r, c);
   if (auto k = t.Table("console")) ReadConsole(*k, c);
+  if (auto o = t.Table("outbox")) ReadOutbox(*o, c);
   for (TableReader& m : t.TableArray("state_machine")) {
     c.state_machines.push_back(ReadStateMachine(m));
     for (size_t j = 0; j + 1 < c.state_machines.size(); ++j)

@@ -21,6 +21,7 @@ HttpEndpoint::HttpEndpoint(ops::ServiceMetrics* metrics, Readiness* readiness)
     nlohmann::json body{{"ready", r.ready()},
                         {"broker", r.broker_ok ? "ok" : r.broker_error},
                         {"store", r.store_ok ? "ok" : r.store_error}};
+    if (!r.outbox_relay.empty()) body["outbox_relay"] = r.outbox_relay;
     res.status = r.ready() ? 200 : 503;
     res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "application/json");
   });
