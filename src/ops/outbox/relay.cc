@@ -23,9 +23,12 @@ std::vector<Value> Ids(const std::vector<OutboxRow>& rows) {
 }
 
 // Claims the due rows: pushes their due time past the claim window so no other
-// relay takes them while this one publishes. PostgreSQL skips rows another
-// relay holds instead of waiting for it (MariaDB too); SQLite's write lock (BEGIN IMMEDIATE)
-// lets one relay claim at a time.
+// relay takes them while this one publishes. PostgreSQL and MariaDB skip rows
+// another relay holds instead of waiting for them; SQLite's write lock (BEGIN
+// IMMEDIATE) lets one relay claim at a time. The order is the due index's own
+// (state, due_ms, then id), so the scan stops at the batch: sorting by id alone
+// made InnoDB lock every due row before the LIMIT, and a second relay found
+// nothing to take.
 Result<std::vector<OutboxRow>> Claim(Store& store, const RelayOptions& o, int64_t now_ms) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
@@ -35,7 +38,7 @@ Result<std::vector<OutboxRow>> Claim(Store& store, const RelayOptions& o, int64_
   if (o.per_key_order)
     sql += " AND NOT EXISTS (SELECT 1 FROM idem_outbox e WHERE e.msg_key = o.msg_key AND e.state = 'PENDING'"
            " AND e.id < o.id)";
-  sql += " ORDER BY id LIMIT ?";
+  sql += " ORDER BY due_ms, id LIMIT ?";
   if (store.Dialect() != Dialect::kSqlite) sql += " FOR UPDATE SKIP LOCKED";
   auto found = (*tx)->Query(sql, {now_ms, o.batch_size});
   if (!found.ok()) return found.status();
@@ -90,12 +93,24 @@ Status MarkFailed(Store& store, const RelayOptions& o, const std::vector<OutboxR
 Result<int64_t> CleanUp(Store& store, const RelayOptions& o, int64_t now_ms) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
-  // MySQL takes no LIMIT in an IN subquery, but has DELETE … LIMIT of its own.
-  const char* sql = store.Dialect() == Dialect::kMySql
-                        ? "DELETE FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?"
-                        : "DELETE FROM idem_outbox WHERE id IN "
-                          "(SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?)";
-  auto n = (*tx)->Exec(sql, {now_ms - o.sent_retention_ms, o.cleanup_batch});
+  const std::vector<Value> due{now_ms - o.sent_retention_ms, o.cleanup_batch};
+  Result<int64_t> n = int64_t{0};
+  if (store.Dialect() == Dialect::kMySql) {
+    // MySQL takes no LIMIT in an IN subquery, and a DELETE … LIMIT scanning the
+    // primary key waits on every row another relay's claim holds: pick the
+    // sent rows first, skipping held ones, then delete those.
+    auto sent = (*tx)->Query(
+        "SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED", due);
+    if (!sent.ok()) return sent.status();
+    if (sent->empty()) return int64_t{0};
+    std::vector<Value> ids;
+    for (const Row& r : *sent) ids.emplace_back(AsInt(r[0]));
+    n = (*tx)->Exec("DELETE FROM idem_outbox WHERE id IN (" + Placeholders(ids.size()) + ")", ids);
+  } else {
+    n = (*tx)->Exec("DELETE FROM idem_outbox WHERE id IN "
+                    "(SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?)",
+                    due);
+  }
   if (!n.ok()) return n.status();
   IDEM_RETURN_IF_ERROR((*tx)->Commit());
   return *n;
