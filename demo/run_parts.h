@@ -7,6 +7,7 @@
 #include <string>
 
 #include "idem/broker.h"
+#include "idem/retry.h"
 #include "idem/store.h"
 #include "demo/consumer.h"
 #include "demo/simulated_downstream.h"
@@ -29,6 +30,7 @@ struct ConsumerParts {
   DeliveryLog* log = nullptr;
   std::string run_id;  // NewRunId(): keeps this run's Redis keys apart from any earlier run's
   int64_t max_linger_ms = 0;  // PipelineOptions::max_linger_ms of idem consumers
+  RetryPolicy retry;          // PipelineOptions::retry of idem consumers; default RetryPolicy{}
 };
 // Consumer `index` of the run: IdemConsumer (protection on) or NaiveConsumer,
 // reading `queue` and writing its own connection to the run's store.
