@@ -18,6 +18,9 @@
 // counts them), not when the broker looks empty: RabbitMQ cannot see into a
 // consumer's prefetch buffer. While nothing is in flight, the clock jumps to
 // the next publication.
+#include <algorithm>
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "idem/retry.h"
@@ -29,21 +32,56 @@
 namespace idem::demo::detail {
 namespace {
 
-// kafka://SERVERS[/…][?…] → kafka://SERVERS/RUN?group=RUN&retry_delays_ms=WAITS&…:
-// the run's own topic and group, whatever topic the user's URL names. A short
-// session timeout: a rebalance (A5, a crashed consumer) waits for it on the
-// mock cluster.
-// A Kafka producer keys each record by the aggregate it belongs to, so that
-// one order's events stay in one partition, in order (without a key they are
-// spread over the partitions and overtake each other). The handlers take their
-// idempotency keys from payload fields, so this key only places the record.
-std::string KafkaPartitionKey(const std::string& payload) {
-  auto doc = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return "";
-  auto order = doc.find("order_no");
-  return order != doc.end() && order->is_string() ? order->get<std::string>() : "";
+// A short session timeout: every rebalance (A2's crashes, A3's stall, A5)
+// waits for it on the mock cluster.
+constexpr int64_t kKafkaSessionTimeoutMs = 6'000;
+// How long a partition can sit unread while it changes hands: a rebalance round
+// takes up to a session timeout, cooperative-sticky needs two rounds, and the
+// member that stalled or crashed rejoins with two more.
+constexpr int64_t kKafkaTakeoverMs = 4 * kKafkaSessionTimeoutMs;
+
+// The retry ladder of a run on Kafka, in scenario time. A retry that waits for
+// another event (a payment for its top-up, a shipment for its payment) must
+// outlast a takeover of the partition that event sits on, or it runs out of
+// attempts while the event is merely late. In production that holds by itself
+// (the default ladder's 11.5 min against a 45 s session timeout); here the
+// ladder runs `speedup` times faster than the session timeout, so its last
+// retry is stretched until the ladder spans a takeover in real time, as an
+// operator would size it.
+RetryPolicy KafkaRetryPolicy(int64_t speedup) {
+  RetryPolicy p;
+  const int64_t needed = kKafkaTakeoverMs * speedup;
+  const int64_t window = p.RetryWindowMs();
+  if (window >= needed || p.max_attempts < 2) return p;
+  const size_t last = std::min(static_cast<size_t>(p.max_attempts - 2), p.ladder_ms.size() - 1);
+  p.ladder_ms[last] += needed - window;
+  return p;
 }
 
+// A Kafka producer keys each record by the aggregate whose order matters, so
+// that its events stay in one partition, in publishing order (without a key
+// they are spread over the partitions and overtake each other). For payments
+// that is the account, not the order: an account's balance is what charges,
+// refunds and top-ups contend for, so a later charge must not overtake an
+// earlier one and take the top-up that was meant for it; and since an order
+// belongs to one account, its events stay in order too. (A very busy account
+// then loads one partition: the price of ordering per account.) Shipments and
+// finishes carry only the order number, so their account comes from the order.
+// The handlers take their idempotency keys from payload fields, so this key
+// only places the record.
+std::string KafkaPartitionKey(const std::string& payload, const std::map<std::string, std::string>& account_of_order) {
+  auto doc = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return "";
+  auto user = doc.find("user_id");
+  if (user != doc.end() && user->is_string()) return user->get<std::string>();
+  auto order = doc.find("order_no");
+  if (order == doc.end() || !order->is_string()) return "";
+  auto account = account_of_order.find(order->get<std::string>());
+  return account != account_of_order.end() ? account->second : order->get<std::string>();
+}
+
+// kafka://SERVERS[/…][?…] → kafka://SERVERS/RUN?group=RUN&retry_delays_ms=WAITS&…:
+// the run's own topic and group, whatever topic the user's URL names.
 std::string KafkaRunUrl(const std::string& url, const std::string& run, const std::string& waits) {
   const size_t servers_end = url.find_first_of("/?", 8);
   const size_t query = url.find('?');
@@ -51,7 +89,7 @@ std::string KafkaRunUrl(const std::string& url, const std::string& run, const st
   for (char& c : topic)
     if (!(isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
   return url.substr(0, servers_end) + "/" + topic + "?group=" + topic + "&retry_delays_ms=" + waits +
-         "&session_timeout_ms=6000&commit_interval_ms=100" +
+         "&session_timeout_ms=" + std::to_string(kKafkaSessionTimeoutMs) + "&commit_interval_ms=100" +
          (query == std::string::npos ? "" : "&" + url.substr(query + 1));
 }
 
@@ -93,10 +131,11 @@ class BrokerRun final : public ConsumerTurns {
   // committed offsets, says whether everything is settled.
   bool Drained() {
     if (count_.outstanding() > 0) return false;
-    if (o_.broker_url.rfind("kafka://", 0) != 0) return true;
+    if (!OnKafka()) return true;
     auto st = producer_->Stats();
     return st.ok() && st->ready == 0 && st->delayed == 0;
   }
+  bool OnKafka() const { return o_.broker_url.rfind("kafka://", 0) == 0; }
   Status CheckDeadline(const std::string& what) const {
     if (Env::Default()->MonotonicMicros() <= deadline_us_) return Status::OK();
     return Status::Permanent(what + ": " + std::to_string(count_.outstanding()) +
@@ -113,6 +152,7 @@ class BrokerRun final : public ConsumerTurns {
   std::unique_ptr<Broker> producer_;
   std::vector<TrackedBroker*> tracked_;  // consumer i's broker, owned by consumers_[i]
   CopyCount count_;
+  std::map<std::string, std::string> account_of_order_;  // the Kafka partition key of order events
   size_t next_publication_ = 0;
   int64_t deadline_us_ = 0;
   int64_t busy_us_ = 0;
@@ -125,7 +165,7 @@ class BrokerRun final : public ConsumerTurns {
 std::string BrokerRun::RunUrl() const {
   const std::string& url = o_.broker_url;
   std::string waits;
-  for (int64_t ms : RetryPolicy{}.ladder_ms)
+  for (int64_t ms : (OnKafka() ? KafkaRetryPolicy(clock_.speedup()) : RetryPolicy{}).ladder_ms)
     waits += (waits.empty() ? "" : ",") + std::to_string(clock_.ToRealMs(ms));
   const std::string name = o_.schema.empty() ? "idem_demo" : o_.schema;
   if (url.rfind("kafka://", 0) == 0) return KafkaRunUrl(url, name + "." + run_id_, waits);
@@ -145,6 +185,7 @@ Status BrokerRun::AddConsumers() {
   parts.faults = &faults_;
   parts.log = &log_;
   parts.run_id = run_id_;
+  if (OnKafka()) parts.retry = KafkaRetryPolicy(clock_.speedup());
   for (size_t i = 0; i < w_.consumers; ++i) {
     auto broker = Connect();
     if (!broker.ok()) return broker.status();
@@ -167,7 +208,7 @@ Status BrokerRun::PublishDue() {
     if (w_.start_ms + p.at_ms > now) break;
     Message m = PublicationMessage(w_, p);
     m.published_at_ms = now;
-    if (o_.broker_url.rfind("kafka://", 0) == 0) m.key = KafkaPartitionKey(m.payload);
+    if (OnKafka()) m.key = KafkaPartitionKey(m.payload, account_of_order_);
     batch.push_back(std::move(m));
   }
   if (batch.empty()) return Status::OK();
@@ -222,6 +263,7 @@ Status BrokerRun::Drive() {
 Result<RunReport> BrokerRun::Go() {
   if (o_.speedup < 1) return Status::InvalidArgument("speedup must be at least 1");
   run_id_ = NewRunId(wall_);
+  for (const payments::OrderSeed& order : w_.orders) account_of_order_[order.order_no] = order.user_id;
   IDEM_RETURN_IF_ERROR(PrepareStore(w_, o_, &clock_));
   auto producer = Connect();
   if (!producer.ok()) return producer.status();

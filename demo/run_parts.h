@@ -7,6 +7,7 @@
 #include <string>
 
 #include "idem/broker.h"
+#include "idem/retry.h"
 #include "idem/store.h"
 #include "demo/consumer.h"
 #include "demo/simulated_downstream.h"
@@ -33,6 +34,7 @@ struct ConsumerParts {
   // outbox (payments::ServiceOptions::downstream_via_outbox); the driver then
   // relays and applies them (DownstreamStage) before it measures.
   bool downstream_via_outbox = false;
+  RetryPolicy retry;          // PipelineOptions::retry of idem consumers; default RetryPolicy{}
 };
 // Consumer `index` of the run: IdemConsumer (protection on) or NaiveConsumer,
 // reading `queue` and writing its own connection to the run's store.

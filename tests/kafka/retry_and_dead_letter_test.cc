@@ -1,6 +1,9 @@
 // Through the pipeline: a poison message goes to the dead-letter topic with its
 // reason while its partition goes on; a retryable failure walks the retry
 // topics and then succeeds, once.
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
 #include "idem/decision.h"
 #include "idem/kafka.h"
 #include "kafka/kafka_fixture.h"
@@ -77,6 +80,40 @@ TEST_F(KafkaRetryAndDeadLetter, ARetryableFailureWalksTheRetryTopicsThenSucceeds
     for (const auto& r : *ranges) records += r.high - r.low;
     EXPECT_EQ(records, std::string(rung) == "300" ? 0 : 1) << "retry topic " << rung;
   }
+}
+
+void SetBrokers(bool up) {
+  for (int32_t id = 1; id <= 3; ++id) {
+    if (up) rd_kafka_mock_broker_set_up(MockKafka::Get().cluster(), id);
+    else rd_kafka_mock_broker_set_down(MockKafka::Get().cluster(), id);
+  }
+}
+
+TEST_F(KafkaRetryAndDeadLetter, AMoveThatIsNotConfirmedIsTriedAgainWithoutARebalance) {
+  PublishPayments(0, 1);
+  std::atomic<int> runs{0};
+  HandlerSpec pay = PayHandler();
+  HandlerSpec spec = pay;
+  // The first failure's move to the retry topic cannot be confirmed: every
+  // broker is down until the handler runs again.
+  spec.fn = [pay, &runs](HandlerContext& ctx) -> HandlerResult {
+    const int run = ++runs;
+    SetBrokers(run != 1);
+    if (run <= 2) return HandlerResult::Retryable("bank timeout (run " + std::to_string(run) + ")");
+    return pay.fn(ctx);
+  };
+  auto worker = StartWorker("&request_timeout_ms=2000", spec);
+  ASSERT_NE(worker, nullptr);
+  const bool again = WaitFor([&] { return runs.load() >= 2; }, 60'000);
+  SetBrokers(true);
+  ASSERT_TRUE(again) << "the payment whose move failed was never handed out again";
+  ASSERT_TRUE(WaitUntilConsumed(1)) << runs.load() << " handler run(s)";
+  worker.reset();
+  EXPECT_EQ(Effects(), 1);
+  auto broker = OpenKafka();
+  auto dead = broker->dead_letters()->List(10);
+  ASSERT_TRUE(dead.ok()) << dead.status().ToString();
+  EXPECT_TRUE(dead->empty());
 }
 
 }  // namespace

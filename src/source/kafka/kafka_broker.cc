@@ -137,6 +137,7 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
     std::vector<Pending> settle;     // acks, and moves once confirmed
     std::vector<OutRecord> moves;
     std::vector<Pending> moved;
+    std::vector<const Message*> moved_messages;
     const int64_t now = env_->NowMs();
     for (const Settlement& s : settlements) {
       if (!s.message || s.message->receipt.stream < 0 || static_cast<size_t>(s.message->receipt.stream) >= consumed_.size())
@@ -159,10 +160,12 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
           moves.push_back(
               RetryRecord(*s.message, origin, options_.retry_delays_ms, s.delay_ms, s.reason, s.attempts, now));
           moved.push_back({key, r});
+          moved_messages.push_back(s.message);
           break;
         case Settlement::Kind::kPark:
           moves.push_back(DeadLetterRecord(*s.message, origin, s.reason, s.attempts, now));
           moved.push_back({key, r});
+          moved_messages.push_back(s.message);
           break;
         case Settlement::Kind::kRelease:
           // The offset stays unsettled (nothing is committed past it) and this
@@ -174,10 +177,21 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
     }
     Status result;
     if (!moves.empty()) {
-      // A move settles its original only once its copy is confirmed; otherwise
-      // the original stays unsettled and comes back (a copy, never a loss).
+      // A move settles its original only once its copy is confirmed. An
+      // unconfirmed one stays unsettled (nothing is committed past it), and this
+      // member hands it out again after the shortest retry delay, so the
+      // pipeline decides again and the move is tried again; it would otherwise
+      // wait for the next rebalance. A copy, never a loss.
       result = producer_->ProduceAll(moves);
-      if (result.ok()) settle.insert(settle.end(), moved.begin(), moved.end());
+      const int64_t again_ms = now + options_.retry_delays_ms.front();
+      for (size_t i = 0; i < moves.size(); ++i) {
+        if (moves[i].stored_offset >= 0) {
+          settle.push_back(moved[i]);
+        } else {
+          released_.push_back({*moved_messages[i], again_ms, moved[i].partition});
+          handed_out_.erase(moved[i].receipt);
+        }
+      }
     }
     for (const Pending& p : settle) {
       consumer_->Settle(p.partition, p.receipt.sequence, p.receipt.generation);
