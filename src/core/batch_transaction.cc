@@ -49,7 +49,11 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
         (*outcomes)[j] = v.ToOutcome();
         decided[j] = true;
       }
-      if (v.NotesDuplicate()) IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(group, it.key, now));
+      // A copy of a finished key writes nothing unless the record's last_seen is
+      // getting old: retention is what needs it, and a per-copy UPDATE (moving
+      // the last_seen index entry) cost more than the claim itself.
+      if (v.NotesDuplicate() && now - (*claims)[j].existing.last_seen_ms >= opt_->duplicate_refresh_after_ms)
+        IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(group, it.key, now));
       if (v.kind == ClaimVerdict::Kind::kTakeOver) IDEM_RETURN_IF_ERROR(tx.TakeOver(group, reqs[j], now, lease_until));
     }
   }
