@@ -81,9 +81,12 @@ class Tx final : public StoreTx {
   }
 
   // Savepoint names are chosen by code (SqlTx's contract), never by message content.
-  Status Savepoint(std::string_view name) override { return Command("SAVEPOINT ", name); }
+  // SAVEPOINT and RELEASE go out with the next statement (Conn::Defer): the
+  // pipeline opens and releases one per message, and their answers say nothing
+  // the next statement's would not.
+  Status Savepoint(std::string_view name) override { return Defer("SAVEPOINT ", name); }
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
-  Status Release(std::string_view name) override { return Command("RELEASE SAVEPOINT ", name); }
+  Status Release(std::string_view name) override { return Defer("RELEASE SAVEPOINT ", name); }
   idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
@@ -120,12 +123,18 @@ class Tx final : public StoreTx {
   void Rollback() override {
     if (done_) return;
     done_ = true;
+    conn_->DiscardDeferred();
     if (conn_->Healthy() && conn_->InTransaction()) (void)conn_->Command("ROLLBACK");
   }
 
  private:
   Status CheckOpen() const {
     return done_ ? Status::InvalidArgument("the transaction is already committed or rolled back") : Status::OK();
+  }
+  Status Defer(std::string_view verb, std::string_view name) {
+    IDEM_RETURN_IF_ERROR(CheckOpen());
+    conn_->Defer(std::string(verb) + std::string(name));
+    return Status::OK();
   }
   Status Command(std::string_view verb, std::string_view name) {
     IDEM_RETURN_IF_ERROR(CheckOpen());
