@@ -65,6 +65,7 @@ Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_
   po.batch_size = o.batch_size;
   po.max_linger_ms = p.max_linger_ms;
   payments::ServiceOptions so{p.downstream, o.service_log};
+  so.downstream_via_outbox = p.downstream_via_outbox;
   auto c = IdemConsumer::Create(std::move(queue), std::move(*store), p.env, index, p.faults, p.log, po, so);
   if (!c.ok()) return c.status();
   if (!o.redis_url.empty()) {

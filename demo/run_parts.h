@@ -29,6 +29,10 @@ struct ConsumerParts {
   DeliveryLog* log = nullptr;
   std::string run_id;  // NewRunId(): keeps this run's Redis keys apart from any earlier run's
   int64_t max_linger_ms = 0;  // PipelineOptions::max_linger_ms of idem consumers
+  // idem consumers: pay.success emits its points grant and notice through the
+  // outbox (payments::ServiceOptions::downstream_via_outbox); the driver then
+  // relays and applies them (DownstreamStage) before it measures.
+  bool downstream_via_outbox = false;
 };
 // Consumer `index` of the run: IdemConsumer (protection on) or NaiveConsumer,
 // reading `queue` and writing its own connection to the run's store.

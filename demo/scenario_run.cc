@@ -5,6 +5,7 @@
 
 #include "idem/embedded_queue.h"
 #include "demo/consumer_turns.h"
+#include "demo/downstream_stage.h"
 #include "demo/run_parts.h"
 #include "sim/sim_env.h"
 
@@ -51,6 +52,7 @@ class Run final : public detail::ConsumerTurns {
   Status AddConsumers();
   Status Drive(EmbeddedQueue& queue);
   Status HandOverUntil(const std::vector<std::string>& ids, size_t from) override;
+  Status DeliverDownstream();
 
   const Workload& w_;
   const RunOptions& o_;
@@ -79,6 +81,7 @@ Status Run::AddConsumers() {
   parts.log = &log_;
   parts.run_id = detail::NewRunId(wall_);
   parts.max_linger_ms = 0;  // the driver moves the clock; a consumer must not wait on it
+  parts.downstream_via_outbox = o_.protection;
   for (size_t i = 0; i < w_.consumers; ++i) {
     auto queue = OpenQueue();
     if (!queue.ok()) return queue.status();
@@ -135,6 +138,18 @@ Status Run::Drive(EmbeddedQueue& queue) {
   }
 }
 
+// pay.success emitted the points grants and notices through the outbox: relay
+// and apply them, so the run is measured with all of its effects.
+Status Run::DeliverDownstream() {
+  auto store = detail::OpenRunStore(o_, &env_);
+  if (!store.ok()) return store.status();
+  auto stage = DownstreamStage::Open(o_.dir + "/downstream.db", std::move(*store), &env_,
+                                     payments::ServiceOptions{&downstream_, o_.service_log}, o_.visibility_timeout_ms,
+                                     o_.batch_size);
+  if (!stage.ok()) return stage.status();
+  return (*stage)->Drain(o_.idle_step_ms, o_.max_drain_ms);
+}
+
 Result<RunReport> Run::Go() {
   IDEM_RETURN_IF_ERROR(detail::PrepareStore(w_, o_, &env_));
   auto queue = OpenQueue();
@@ -148,6 +163,7 @@ Result<RunReport> Run::Go() {
   report.wall_seconds = static_cast<double>(wall_->MonotonicMicros() - t0) / 1e6;
   report.busy_seconds = static_cast<double>(busy_us_) / 1e6;
   consumers_.clear();  // close their connections before measuring
+  if (o_.protection) IDEM_RETURN_IF_ERROR(DeliverDownstream());
 
   IDEM_RETURN_IF_ERROR(detail::MeasureInto(w_, o_, &env_, **queue, &report));
   report.published = static_cast<int64_t>(w_.publications.size());
@@ -155,6 +171,7 @@ Result<RunReport> Run::Go() {
   report.duplicate_deliveries = detail::DuplicateDeliveries(w_, log_);
   report.simulated_ms = env_.NowMs() - w_.start_ms;
   report.downstream = downstream_.stats();
+  report.downstream_via_outbox = o_.protection;
   return report;
 }
 

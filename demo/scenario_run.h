@@ -67,6 +67,9 @@ struct RunReport {
   DownstreamStats downstream;        // what the bank and the notice service saw
   std::vector<int64_t> incident_charge_times_ms;  // ledger times of the incident payment's charges
   std::string broker_queue;          // with RunOptions::broker_url: the URL of the run's own queue
+  // idem on the embedded queue: pay.success sent its points grants and notices
+  // through the outbox, and the run relayed and applied them before measuring.
+  bool downstream_via_outbox = false;
 
   // Deliveries per second of busy time: idle polling while the simulated clock
   // waits for delayed messages is not work, so it is left out.

@@ -42,16 +42,18 @@ if [ ! -f build-asan/build.ninja ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIDEM_SANITIZE=ON \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
 fi
-# Only the test programs (and what they run, the idem CLI): every executable
-# that gtest_discover_tests registered, except those whose tests carry none of
-# the labels run below (the benchmarks' and Kafka's), which would only cost build time.
-mapfile -t asan_targets < <(grep -rhoE '[A-Za-z0-9_]+\[[0-9]+\]_include\.cmake' build-asan \
-  --include=CTestTestfile.cmake | sed -E 's/\[[0-9]+\]_include\.cmake$//' | sort -u | grep -vx -e 'idem_bench_tests' -e 'idem_kafka_tests')
+# Only the test programs whose tests this stage runs (and what they run, the
+# idem CLI), read from the normal build's test list: a program whose tests
+# carry none of these labels (the benchmarks', Kafka's, the console's, the
+# outbox chains') would only cost build time.
+asan_labels='unit|integration|sim'
+mapfile -t asan_targets < <( (cd build && ctest -N -L "$asan_labels" -LE install --show-only=json-v1) |
+  grep -A2 '"command" : *$' | grep -oE '"/[^"]*"' | tr -d '"' | sed 's#.*/##' | grep -xE 'idem_[a-z0-9_]*tests' | sort -u)
 cmake --build build-asan -j "$(nproc)" --target idem "${asan_targets[@]}" | grep -vE '^\[[0-9]+/[0-9]+\] ' || true
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # The install tests build a consumer against the installed package with plain
 # flags, which cannot link sanitized libraries; they run in the normal stage.
-(cd build-asan && ctest --output-on-failure -j "$(nproc)" --timeout 1200 -L 'unit|integration|sim' -LE install)
+(cd build-asan && ctest --output-on-failure -j "$(nproc)" --timeout 1200 -L "$asan_labels" -LE install)
 
 stage "fuzz targets, ${IDEM_FUZZ_SECONDS:-20} s each (build-fuzz)"
 ./scripts/fuzz.sh "${IDEM_FUZZ_SECONDS:-20}"

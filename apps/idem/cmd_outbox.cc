@@ -99,6 +99,9 @@ void AddOutboxCommand(CLI::App& app) {
   relay->add_option("--claim-ms", a->options.claim_ms,
                     "A claimed row is due again after this if never marked (default 30000)")
       ->check(CLI::Range(int64_t{1}, int64_t{86'400'000}));
+  relay->add_flag("--per-key-order", a->options.per_key_order,
+                  "Publish each business key's rows in emission order: a row waits until every earlier\n"
+                  "row of its key is sent or dead (one stuck row holds its key back)");
   relay->add_flag("--json", a->json, "Print one JSON object with the totals");
   relay->callback([a] { RunRelay(*a); });
 

@@ -121,7 +121,9 @@ std::string RenderTable(const DemoSummary& s) {
         << "  off   " << Charges(r.off.incident_charge_times_ms)
         << ": the requeued message ran the whole listener again\n"
         << "  idem  " << Charges(r.on.incident_charge_times_ms)
-        << ": the throw rolled the charge back; the retry charged once\n";
+        << (r.on.downstream_via_outbox
+                ? ": the notice went out through the outbox; its throw retried the notice alone\n"
+                : ": the throw rolled the charge back; the retry charged once\n");
   }
   int64_t refused = 0;
   for (const DemoRow& r : s.rows) refused += r.on.damage.parked_as_expected;

@@ -76,6 +76,9 @@ std::string ToPayload(const PointsGrant& e) {
   return json{{"payment_id", e.payment_id}, {"scene", e.scene}, {"user_id", e.user_id}, {"points", e.points}}
       .dump();
 }
+std::string ToPayload(const NoticeEvent& e) {
+  return json{{"event_key", e.event_key}, {"user_id", e.user_id}, {"order_no", e.order_no}, {"kind", e.kind}}.dump();
+}
 
 Result<PaySuccess> ParsePaySuccess(const Payload& payload) {
   Fields f(payload);
@@ -106,6 +109,12 @@ Result<TopUp> ParseTopUp(const Payload& payload) {
 Result<PointsGrant> ParsePointsGrant(const Payload& payload) {
   Fields f(payload);
   PointsGrant e{f.Text("payment_id"), f.Text("scene"), f.Text("user_id"), f.Positive("points")};
+  return Done(f, std::move(e));
+}
+
+Result<NoticeEvent> ParseNotice(const Payload& payload) {
+  Fields f(payload);
+  NoticeEvent e{f.Text("event_key"), f.Text("user_id"), f.Text("order_no"), f.Text("kind")};
   return Done(f, std::move(e));
 }
 

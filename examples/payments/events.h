@@ -20,6 +20,7 @@ inline constexpr const char* kTopicShip = "order.ship";          // order_no    
 inline constexpr const char* kTopicFinish = "order.finish";      // order_no           state only
 inline constexpr const char* kTopicTopUp = "account.topup";      // topup_id           credit
 inline constexpr const char* kTopicPoints = "points.grant";      // payment_id, scene  points
+inline constexpr const char* kTopicNotice = "notice.send";       // event_key          notice (from the outbox)
 
 // Ledger flow types; (biz_no, type) is unique in pay_account_flows.
 inline constexpr const char* kFlowPay = "PAY_DEDUCT";
@@ -52,6 +53,10 @@ struct PointsGrant {
   std::string payment_id, scene, user_id;
   int64_t points = 0;
 };
+// A notice to send, emitted through the outbox (ServiceOptions::downstream_via_outbox).
+struct NoticeEvent {
+  std::string event_key, user_id, order_no, kind;  // event_key: NoticeKey(kind, business id)
+};
 
 std::string ToPayload(const PaySuccess& e);
 std::string ToPayload(const Refund& e);
@@ -59,6 +64,7 @@ std::string ToPayload(const Ship& e);
 std::string ToPayload(const Finish& e);
 std::string ToPayload(const TopUp& e);
 std::string ToPayload(const PointsGrant& e);
+std::string ToPayload(const NoticeEvent& e);
 
 // A payload that does not parse, lacks a field or has a non-positive amount is
 // a permanent InvalidArgument: retrying cannot fix it.
@@ -69,6 +75,7 @@ Result<Ship> ParseShip(const Payload& payload);
 Result<Finish> ParseFinish(const Payload& payload);
 Result<TopUp> ParseTopUp(const Payload& payload);
 Result<PointsGrant> ParsePointsGrant(const Payload& payload);
+Result<NoticeEvent> ParseNotice(const Payload& payload);
 Result<PaySuccess> ParsePaySuccess(std::string_view payload);
 Result<Refund> ParseRefund(std::string_view payload);
 Result<Ship> ParseShip(std::string_view payload);

@@ -9,6 +9,14 @@
 //   order.finish  order SHIPPED→FINISHED
 //   account.topup ledger TOPUP once, balance + amount
 //   points.grant  points (payment, scene) once
+//   notice.send   notice once (the consumer of what pay.success emits through the outbox)
+//
+// With ServiceOptions::downstream_via_outbox, pay.success grants no points and
+// sends no notice itself: it emits points.grant and notice.send through the
+// outbox (HandlerContext::Emit), in its transaction, and other consumer groups
+// apply them (PointsHandler, NoticeHandler) once the relay published them. The
+// payment commits without waiting for the notice service, and a notice that
+// fails is retried by its own consumer, never by re-running the payment.
 //
 // Outcomes: insufficient balance and too-early events are retryable; illegal
 // transitions, unknown orders and bad payloads are permanent (terminal queue);
@@ -31,6 +39,9 @@ struct ServiceOptions {
   // Receives one line per business decision worth a person's eye (stale,
   // duplicate, illegal, insufficient). Default: none.
   std::function<void(std::string_view)> log;
+  // pay.success emits points.grant and notice.send through the outbox instead
+  // of writing the points and sending the notice in its own transaction. Default false.
+  bool downstream_via_outbox = false;
 };
 
 HandlerSpec PaySuccessHandler(const ServiceOptions& options);
@@ -39,8 +50,9 @@ HandlerSpec ShipHandler(const ServiceOptions& options);
 HandlerSpec FinishHandler(const ServiceOptions& options);
 HandlerSpec TopUpHandler(const ServiceOptions& options);
 HandlerSpec PointsHandler(const ServiceOptions& options);
+HandlerSpec NoticeHandler(const ServiceOptions& options);
 
-// All six.
+// All six (notice.send is not among them: it only exists with downstream_via_outbox).
 std::vector<HandlerSpec> PaymentHandlers(const ServiceOptions& options);
 Status RegisterPaymentHandlers(Pipeline& pipeline, const ServiceOptions& options);
 

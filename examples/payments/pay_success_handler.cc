@@ -10,6 +10,25 @@ namespace idem::payments {
 
 using namespace detail;
 
+namespace {
+
+// The points grant and the notice as outgoing messages: they commit with the
+// charge or not at all, and the relay publishes them after the commit.
+std::optional<HandlerResult> EmitDownstream(HandlerContext& ctx, const PaySuccess& ev) {
+  const int64_t points = ev.amount_cents / 100;
+  if (points > 0) {  // a payment under 1.00 earns nothing to grant
+    Status s = ctx.Emit({kTopicPoints, ev.payment_id + "/" + kScenePay,
+                         ToPayload(PointsGrant{ev.payment_id, kScenePay, ev.user_id, points}), {}});
+    if (!s.ok()) return HandlerResult::FromStatus(s, "emit points.grant");
+  }
+  const std::string key = NoticeKey("PAY_SUCCESS", ev.payment_id);
+  Status s = ctx.Emit({kTopicNotice, key, ToPayload(NoticeEvent{key, ev.user_id, ev.order_no, "PAY_SUCCESS"}), {}});
+  if (!s.ok()) return HandlerResult::FromStatus(s, "emit notice.send");
+  return std::nullopt;
+}
+
+}  // namespace
+
 HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
   HandlerSpec spec;
   spec.topic = kTopicPaySuccess;
@@ -54,6 +73,10 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
     Status bank = options.downstream->ConfirmDebit(ctx.idempotency_key, ev->payment_id, ev->amount_cents);
     if (!bank.ok()) return HandlerResult::FromStatus(bank, "bank confirm");
 
+    if (options.downstream_via_outbox) {
+      if (auto failed = EmitDownstream(ctx, *ev)) return *failed;
+      return HandlerResult::Ok("charged " + std::to_string(ev->amount_cents) + " cents to " + ev->user_id);
+    }
     auto points = InsertOnce(ctx.tx, "pay_points",
                              {{"payment_id", ev->payment_id},
                               {"scene", kScenePay},

@@ -21,6 +21,13 @@ struct ServiceMetrics::Families {
   prometheus::Family<prometheus::Gauge>* filter_degraded;
   prometheus::Family<prometheus::Gauge>* up;
   prometheus::Counter* swept;
+  prometheus::Gauge* outbox_pending;
+  prometheus::Gauge* outbox_oldest_age;
+  prometheus::Gauge* outbox_dead;
+  prometheus::Counter* outbox_published;
+  prometheus::Counter* outbox_failures;
+  prometheus::Counter* outbox_dead_lettered;
+  prometheus::Counter* outbox_relay_failures;
 };
 
 namespace {
@@ -92,6 +99,23 @@ ServiceMetrics::ServiceMetrics() : registry_(std::make_shared<prometheus::Regist
                    .Help("Consumption records deleted by retention")
                    .Register(r)
                    .Add({});
+  auto gauge = [&r](const char* name, const char* help) {
+    return &prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
+  };
+  auto counter = [&r](const char* name, const char* help) {
+    return &prometheus::BuildCounter().Name(name).Help(help).Register(r).Add({});
+  };
+  f_->outbox_pending = gauge("idem_outbox_pending_messages", "Outbox rows waiting to be published (PENDING)");
+  f_->outbox_oldest_age = gauge("idem_outbox_oldest_pending_age_seconds",
+                                "Seconds since the oldest PENDING outbox row was emitted (0 when none)");
+  f_->outbox_dead = gauge("idem_outbox_dead_messages", "Outbox rows the relay gave up on (DEAD)");
+  f_->outbox_published = counter("idem_outbox_published_total", "Outbox rows published and confirmed by the broker");
+  f_->outbox_failures =
+      counter("idem_outbox_publish_failures_total", "Failed outbox publish attempts (the row backs off and is retried)");
+  f_->outbox_dead_lettered =
+      counter("idem_outbox_dead_lettered_total", "Outbox rows that failed their last publish attempt (now DEAD)");
+  f_->outbox_relay_failures = counter("idem_outbox_relay_failures_total",
+                                      "Outbox relay steps that failed on a store or broker error (logged)");
 }
 
 ServiceMetrics::~ServiceMetrics() = default;
@@ -127,6 +151,20 @@ void ServiceMetrics::SetUp(std::string_view dependency, bool up) {
 }
 
 void ServiceMetrics::OnSweep(int64_t deleted) { f_->swept->Increment(static_cast<double>(deleted)); }
+
+void ServiceMetrics::OnOutboxStep(int64_t published, int64_t failed, int64_t dead) {
+  f_->outbox_published->Increment(static_cast<double>(published));
+  f_->outbox_failures->Increment(static_cast<double>(failed + dead));
+  f_->outbox_dead_lettered->Increment(static_cast<double>(dead));
+}
+
+void ServiceMetrics::OnOutboxRelayFailure() { f_->outbox_relay_failures->Increment(); }
+
+void ServiceMetrics::SetOutbox(int64_t pending, double oldest_pending_age_seconds, int64_t dead) {
+  f_->outbox_pending->Set(static_cast<double>(pending));
+  f_->outbox_oldest_age->Set(oldest_pending_age_seconds);
+  f_->outbox_dead->Set(static_cast<double>(dead));
+}
 
 std::string ServiceMetrics::Scrape() const { return prometheus::TextSerializer().Serialize(registry_->Collect()); }
 

@@ -14,6 +14,13 @@
 //   idem_fast_filter_degraded{group,policy}            1 while the fast filter is unreachable
 //   idem_up{dependency}                                1 when the broker / store answered the last probe
 //   idem_records_swept_total                           consumption records deleted by retention
+//   idem_outbox_pending_messages                       outbox rows waiting to be published ([outbox] relay)
+//   idem_outbox_oldest_pending_age_seconds             since the oldest of them was emitted (0 when none)
+//   idem_outbox_dead_messages                          outbox rows the relay gave up on (DEAD)
+//   idem_outbox_published_total                        outbox rows published and confirmed
+//   idem_outbox_publish_failures_total                 failed publish attempts (the row backs off)
+//   idem_outbox_dead_lettered_total                    rows that failed their last attempt (now DEAD)
+//   idem_outbox_relay_failures_total                   relay steps that failed (store or broker error)
 //
 // The rules in prometheus/idem_alerts.yml alert on these.
 // Thread safety: every method may be called from any thread.
@@ -46,6 +53,10 @@ class ServiceMetrics {
   void SetDeadLetters(int64_t depth, double oldest_age_seconds);
   void SetUp(std::string_view dependency, bool up);  // "broker", "store"
   void OnSweep(int64_t deleted);
+  // The outbox relay: one step's rows by what happened to them; a step that failed.
+  void OnOutboxStep(int64_t published, int64_t failed, int64_t dead);
+  void OnOutboxRelayFailure();
+  void SetOutbox(int64_t pending, double oldest_pending_age_seconds, int64_t dead);
 
   // The text exposition of every metric.
   std::string Scrape() const;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "console/console_config.h"
 #include "idem/fast_filter.h"
 #include "idem/status.h"
 #include "service/handler_config.h"
@@ -45,6 +46,18 @@ struct RetentionConfig {
   std::string where;
 };
 
+// [outbox]: the relay that publishes what handlers emitted (docs/outbox.md),
+// run inside the service on its own thread, store and broker connections.
+struct OutboxConfig {
+  bool relay = false;             // run the relay in this process; default false
+  int64_t interval_ms = 500;      // wait after a step that found nothing due (or failed); default 500 ms
+  int64_t batch = 100;            // rows claimed and published per step; default 100
+  int max_attempts = 10;          // publish attempts before a row is DEAD; default 10
+  int64_t claim_ms = 30'000;      // a claimed row is due again after this if never marked; default 30 s
+  bool per_key_order = false;     // a key's later rows wait for its earlier ones; default false
+  std::string where;
+};
+
 struct ServiceConfig {
   std::string path;  // the file this came from
 
@@ -69,6 +82,8 @@ struct ServiceConfig {
   bool log_decisions = true;                  // one JSON line per message outcome; default true
 
   RetentionConfig retention;
+  console::ConsoleConfig console;             // [console]: the dead-letter console on http_listen; off by default
+  OutboxConfig outbox;
   std::vector<StateMachineConfig> state_machines;  // [[state_machine]]: for transition steps
   std::vector<ConsumerConfig> consumers;      // at least one
 };

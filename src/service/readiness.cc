@@ -1,5 +1,9 @@
 #include "service/readiness.h"
 
+#include <algorithm>
+
+#include "ops/outbox/relay.h"
+
 namespace idem::service {
 
 Readiness::Readiness(const ServiceConfig& config, Env* env, ops::ServiceMetrics* metrics)
@@ -12,6 +16,10 @@ ReadinessReport Readiness::Check() {
   ProbeStore(&r);
   metrics_->SetUp("broker", r.broker_ok);
   metrics_->SetUp("store", r.store_ok);
+  if (relay_) {
+    const std::string error = relay_->LastError();
+    r.outbox_relay = error.empty() ? "ok" : "last step failed (it retries every interval_ms): " + error;
+  }
   return r;
 }
 
@@ -55,6 +63,17 @@ void Readiness::ProbeStore(ReadinessReport* r) {
     return;
   }
   r->store_ok = true;
+  if (config_.outbox.relay) RefreshOutboxGauges(**store);
+}
+
+void Readiness::RefreshOutboxGauges(Store& store) {
+  // The backlog is not a readiness matter (the relay retries by itself), so a
+  // failed read keeps the last values; the alerts look at the gauges.
+  auto stats = outbox::ReadOutboxStats(store, /*count_sent=*/false);
+  if (!stats.ok()) return;
+  const double age_s =
+      stats->pending > 0 ? std::max(0.0, static_cast<double>(env_->NowMs() - stats->oldest_pending_ms) / 1000.0) : 0.0;
+  metrics_->SetOutbox(stats->pending, age_s, stats->dead);
 }
 
 }  // namespace idem::service

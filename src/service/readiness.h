@@ -4,7 +4,7 @@
 // own, never the workers' (a Broker or Store belongs to one thread): a probe
 // sees the dependency as a new worker would, and readiness comes back by itself
 // when the dependency does. Each probe also refreshes the dead-letter depth and
-// age and the idem_up gauges.
+// age, the idem_up gauges and, with [outbox] relay = true, the outbox gauges.
 //
 // Thread safety: Check may be called from any thread (one probe at a time).
 #pragma once
@@ -17,6 +17,7 @@
 #include "idem/store.h"
 #include "ops/metrics.h"
 #include "service/config.h"
+#include "service/outbox_relay_runner.h"
 
 namespace idem::service {
 
@@ -25,6 +26,9 @@ struct ReadinessReport {
   bool store_ok = false;
   std::string broker_error;  // what failed and what to check; empty when ok
   std::string store_error;
+  // With the relay in this process: "ok", or why its last step failed. Not part
+  // of ready(): consumption goes on and the rows wait in the outbox. "" without it.
+  std::string outbox_relay;
   bool ready() const { return broker_ok && store_ok; }
 };
 
@@ -32,14 +36,18 @@ class Readiness {
  public:
   Readiness(const ServiceConfig& config, Env* env, ops::ServiceMetrics* metrics);
   ReadinessReport Check();
+  // The relay whose health Check reports; it must outlive this object.
+  void WatchRelay(const OutboxRelayRunner* relay) { relay_ = relay; }
 
  private:
   void ProbeBroker(ReadinessReport* r);
   void ProbeStore(ReadinessReport* r);
+  void RefreshOutboxGauges(Store& store);
 
   const ServiceConfig& config_;
   Env* env_;
   ops::ServiceMetrics* metrics_;
+  const OutboxRelayRunner* relay_ = nullptr;
   std::mutex mu_;
 };
 

@@ -118,6 +118,11 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
       if (!w.ok()) return w.status();
       s->workers_.push_back(std::move(*w));
     }
+  if (config.outbox.relay) {
+    auto relay = OutboxRelayRunner::Open(config, &s->control_, env, log, metrics);
+    if (!relay.ok()) return relay.status();
+    s->relay_ = std::move(*relay);
+  }
   return s;
 }
 
@@ -127,13 +132,21 @@ Service::~Service() {
 }
 
 void Service::Start(bool until_idle) {
-  running_ = workers_.size();
+  running_ = workers_.size() + (relay_ ? 1 : 0);
+  auto ended = [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
+    done_cv_.notify_all();
+  };
   for (auto& w : workers_)
-    threads_.emplace_back([this, w = w.get(), until_idle] {
+    threads_.emplace_back([w = w.get(), until_idle, ended] {
       w->Run(until_idle);
-      std::lock_guard<std::mutex> lock(mu_);
-      --running_;
-      done_cv_.notify_all();
+      ended();
+    });
+  if (relay_)
+    threads_.emplace_back([this, until_idle, ended] {
+      relay_->Run(until_idle, [this] { return running() == 1; });  // only the relay itself is left
+      ended();
     });
 }
 

@@ -4,7 +4,8 @@
 //   Open      checks the handler names against the registry, prepares the
 //             handler sets' tables, opens every worker's connections. Nothing
 //             runs yet; any error names the file position or the worker.
-//   Start     one thread per worker.
+//   Start     one thread per worker, and one for the outbox relay when
+//             [outbox] relay = true.
 //   Stop      first signal: poll no more, finish and settle the current batch.
 //   Abandon   second signal: settle nothing more, give held deliveries back.
 //
@@ -24,6 +25,7 @@
 #include "service/control.h"
 #include "service/handler_registry.h"
 #include "service/json_log.h"
+#include "service/outbox_relay_runner.h"
 #include "service/worker.h"
 
 namespace idem::service {
@@ -54,18 +56,20 @@ class Service {
                                                Env* env, JsonLog* log, ops::ServiceMetrics* metrics);
   ~Service();  // joins the threads that ended; REQUIRES: WaitFor returned true, or Start never ran
 
-  // `until_idle`: each worker ends once a poll finds nothing (batch jobs, tests).
+  // `until_idle`: each worker ends once a poll finds nothing (batch jobs, tests);
+  // the relay once the workers have ended and a step finds nothing due.
   void Start(bool until_idle);
   void Stop() { control_.stop = true; }
   void Abandon() { control_.abandon = true; }
   // True when every worker has ended, waiting at most `timeout_ms`.
   bool WaitFor(int64_t timeout_ms);
-  size_t running() const;
+  size_t running() const;  // workers and relay
   // Retention: one bounded sweep step when due (ops/sweeper.h), logged and
   // counted. Called by the supervising thread between its waits.
   void MaintainIfDue();
 
   const std::vector<std::unique_ptr<Worker>>& workers() const { return workers_; }
+  const OutboxRelayRunner* relay() const { return relay_.get(); }  // null without [outbox] relay = true
 
  private:
   Service() = default;
@@ -76,6 +80,7 @@ class Service {
   std::unique_ptr<Store> sweep_store_;  // the sweeper's own connection
   std::optional<ops::Sweeper> sweeper_;
   std::vector<std::unique_ptr<Worker>> workers_;
+  std::unique_ptr<OutboxRelayRunner> relay_;  // null unless [outbox] relay = true
   std::vector<std::thread> threads_;
   mutable std::mutex mu_;
   std::condition_variable done_cv_;

@@ -15,7 +15,10 @@ namespace {
 TEST(PgOutboxTest, RelaySkipsRowsAnotherTransactionHoldsAndPublishesTheRest) {
   if (testing::PostgresTestUrl().empty()) GTEST_SKIP() << testing::kNoPostgres;
   const std::string url = testing::FreshSchemaUrl();
-  auto store = testing::OpenPgStoreOrFail(url);
+  // The relay's session gives up on a row lock after 5 s: if it waited for the
+  // held row instead of skipping it, the step fails instead of hanging the suite.
+  // (FreshSchemaUrl ends in libpq's options=…, so one more -c setting goes after it.)
+  auto store = testing::OpenPgStoreOrFail(url + "%20-clock_timeout%3D5000");
   auto other = testing::OpenPgStoreOrFail(url);
   ASSERT_TRUE(store && other);
   testing::TempDir dir;
@@ -38,6 +41,8 @@ TEST(PgOutboxTest, RelaySkipsRowsAnotherTransactionHoldsAndPublishesTheRest) {
   auto held = (*holder)->Query("SELECT id FROM idem_outbox WHERE msg_key = 'grant:1' FOR UPDATE", {});
   ASSERT_TRUE(held.ok()) << held.status().ToString();
 
+  ASSERT_EQ(testing::QueryInt(*store, "SELECT COUNT(*) FROM pg_settings WHERE name = 'lock_timeout' AND setting = '5000'"),
+            1);
   outbox::Relay relay(*store, (*queue)->publisher());
   auto step = relay.RelayOnce(env.NowMs());
   ASSERT_TRUE(step.ok()) << step.status().ToString();

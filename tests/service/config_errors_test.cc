@@ -150,7 +150,7 @@ TEST(ConfigTest, UnknownHandlerSetIsNamedAtItsPosition) {
   HandlerRegistry registry;
   ASSERT_TRUE(payments::RegisterServiceHandlers(registry).ok());
   Status s = CheckConfig(*c, registry);
-  EXPECT_EQ(s.message(), "f.toml:7:13: no handler set named \"payment\" in this program; it has: payments");
+  EXPECT_EQ(s.message(), "f.toml:7:13: no handler set named \"payment\" in this program; it has: notices, payments, payments-outbox, points");
 }
 
 TEST(ConfigTest, RedisTtlShorterThanTheRetryWindowIsRefused) {

@@ -29,8 +29,13 @@ std::vector<Value> Ids(const std::vector<OutboxRow>& rows) {
 Result<std::vector<OutboxRow>> Claim(Store& store, const RelayOptions& o, int64_t now_ms) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
-  std::string sql = "SELECT " IDEM_OUTBOX_COLUMNS
-                    " FROM idem_outbox WHERE state = 'PENDING' AND due_ms <= ? ORDER BY id LIMIT ?";
+  std::string sql = "SELECT " IDEM_OUTBOX_COLUMNS " FROM idem_outbox o WHERE state = 'PENDING' AND due_ms <= ?";
+  // An earlier PENDING row of the same key goes first, even when it is not due
+  // (backing off) or is held by another relay.
+  if (o.per_key_order)
+    sql += " AND NOT EXISTS (SELECT 1 FROM idem_outbox e WHERE e.msg_key = o.msg_key AND e.state = 'PENDING'"
+           " AND e.id < o.id)";
+  sql += " ORDER BY id LIMIT ?";
   if (store.Dialect() != Dialect::kSqlite) sql += " FOR UPDATE SKIP LOCKED";
   auto found = (*tx)->Query(sql, {now_ms, o.batch_size});
   if (!found.ok()) return found.status();
@@ -125,11 +130,13 @@ Result<RelayStep> Relay::RelayOnce(int64_t now_ms) {
   return step;
 }
 
-Result<OutboxStats> ReadOutboxStats(Store& store) {
+Result<OutboxStats> ReadOutboxStats(Store& store, bool count_sent) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
-  auto rows = (*tx)->Query(
-      "SELECT state, COUNT(*), MIN(created_ms) FROM idem_outbox GROUP BY state", {});
+  auto rows = (*tx)->Query(count_sent ? "SELECT state, COUNT(*), MIN(created_ms) FROM idem_outbox GROUP BY state"
+                                      : "SELECT state, COUNT(*), MIN(created_ms) FROM idem_outbox"
+                                        " WHERE state IN ('PENDING', 'DEAD') GROUP BY state",
+                           {});
   if (!rows.ok()) return rows.status();
   OutboxStats stats;
   for (const Row& r : *rows) {

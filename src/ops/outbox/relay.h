@@ -25,6 +25,11 @@ struct RelayOptions {
   int max_attempts = 10;               // publish attempts before a row becomes DEAD; default 10
   int64_t sent_retention_ms = 3'600'000;  // SENT rows are deleted after this; default 1 h
   int64_t cleanup_batch = 1'000;          // at most this many SENT rows deleted per step; default 1000
+  // Per-key order: a row is claimed only when no earlier row of its key is
+  // still PENDING (backing off, or claimed by a relay that has not marked it).
+  // The cost: one stuck row holds back every later row of its key until it is
+  // SENT or DEAD, and a step takes at most one row per key. Default false.
+  bool per_key_order = false;
 };
 
 // What one step did.
@@ -64,7 +69,9 @@ class Relay {
   RelayOptions options_;
 };
 
-// Counts the outbox rows by state, in a read-only transaction.
-Result<OutboxStats> ReadOutboxStats(Store& store);
+// Counts the outbox rows by state, in a read-only transaction. Without
+// `count_sent` the SENT rows (an hour's worth, by default) are not counted:
+// the query stays on the PENDING and DEAD rows, cheap enough for every scrape.
+Result<OutboxStats> ReadOutboxStats(Store& store, bool count_sent = true);
 
 }  // namespace idem::outbox

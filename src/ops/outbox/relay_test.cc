@@ -78,6 +78,18 @@ class RelayTest : public PipelineFixture {
     ASSERT_TRUE((*tx)->Commit().ok());
   }
 
+  // Commits one row per payload, all under the business key `key`.
+  void EmitUnder(const std::string& key, const std::vector<std::string>& payloads) {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    Message in;
+    const std::string in_key = "pay:" + key;
+    Payload payload;
+    HandlerContext ctx{in, in_key, **tx, env_, payload};
+    for (const std::string& p : payloads) ASSERT_TRUE(ctx.Emit({"points.grant", key, p, {}}).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+
   std::vector<Message> PollAll() {
     auto got = queue_->Poll(1000, 0);
     EXPECT_TRUE(got.ok());
@@ -185,6 +197,51 @@ TEST_F(RelayTest, ARowConfirmedButNeverMarkedIsPublishedAgainAfterTheClaimExpire
   EXPECT_EQ(got[0].key, got[1].key);
   EXPECT_EQ(got[0].headers.at(kOutboxIdHeader), got[1].headers.at(kOutboxIdHeader));
   EXPECT_EQ(Rows("state = 'SENT' AND attempts = 2"), 1);
+}
+
+// The first row of a key fails once and backs off; a second row of the same key
+// is emitted meanwhile. Without per-key order the second overtakes the first.
+std::vector<std::string> KeysInBrokerOrder(std::vector<Message> got) {
+  std::vector<std::string> out;
+  for (const Message& m : got) out.push_back(m.key + "/" + m.payload);
+  return out;
+}
+
+TEST_F(RelayTest, PerKeyOrderHoldsALaterRowBackUntilTheEarlierOneIsSent) {
+  EmitUnder("user:1", {"first"});
+  ScriptedPublisher publisher(queue_->publisher());
+  publisher.error = Status::Unavailable("broker down");
+  RelayOptions o;
+  o.per_key_order = true;
+  o.backoff_initial_ms = 1'000;
+  Relay relay(*store_, publisher, o);
+  EXPECT_EQ(Step(relay).failed, 1);
+  publisher.error = Status::OK();
+  EmitUnder("user:1", {"second"});
+  EmitUnder("user:2", {"other"});
+  RelayStep step = Step(relay);
+  EXPECT_EQ(step.published, 1) << "only the other key's row: user:1's second waits for its first";
+  env_.SleepMs(1'000);
+  EXPECT_EQ(Step(relay).published, 1) << "the first row, once due; the second still waits for its mark";
+  EXPECT_EQ(Step(relay).published, 1);
+  EXPECT_EQ(KeysInBrokerOrder(PollAll()),
+            (std::vector<std::string>{"user:2/other", "user:1/first", "user:1/second"}));
+}
+
+TEST_F(RelayTest, PerKeyOrderClaimsOneRowPerKeyPerStep) {
+  Emit(2, "same:");  // keys same:0, same:1: different keys, both go
+  RelayOptions o;
+  o.per_key_order = true;
+  Relay relay(*store_, queue_->publisher(), o);
+  EXPECT_EQ(Step(relay).published, 2);
+  EmitUnder("k", {"0", "1", "2"});
+  EXPECT_EQ(Step(relay).published, 1);
+  EXPECT_EQ(Step(relay).published, 1);
+  EXPECT_EQ(Step(relay).published, 1);
+  EXPECT_EQ(Step(relay).claimed, 0);
+  std::vector<Message> got = PollAll();
+  ASSERT_EQ(got.size(), 5u);
+  EXPECT_EQ(got[2].payload + got[3].payload + got[4].payload, "012");
 }
 
 TEST_F(RelayTest, CleansSentRowsInBoundedBatchesAfterTheRetention) {
