@@ -16,6 +16,7 @@
 #include "harness/bench_runner.h"
 #include "harness/plot_gnuplot.h"
 #include "harness/report_markdown.h"
+#include "workers/workers_bench.h"
 
 namespace idem::cli {
 namespace {
@@ -24,6 +25,7 @@ namespace fs = std::filesystem;
 
 struct BenchArgs {
   bench::BenchOptions options;
+  std::vector<int> workers;  // --workers: only the several-workers measurement
   std::string out_dir = "bench/results";
   bool json = false;
   bool keep_work_dir = false;
@@ -81,7 +83,42 @@ void PrintSummary(const bench::BenchOutcome& b) {
   std::cout << "  plot:   " << (b.plot_path.empty() ? b.plot_note : b.plot_path) << "\n";
 }
 
+// --workers: each count on each --store-url, with the run's --messages, --batch-size, --duplicates, --seed.
+void RunWorkersOnly(const BenchArgs& a) {
+  if (a.options.store_urls.empty())
+    throw CliError("--workers needs a --store-url (a scratch PostgreSQL or MySQL/MariaDB database): SQLite has "
+                   "one writer at a time",
+                   2);
+  nlohmann::json all = nlohmann::json::array();
+  bool ok = true;
+  for (const std::string& url : a.options.store_urls) {
+    for (int n : a.workers) {
+      bench::WorkersSpec spec;
+      spec.store_url = url;
+      spec.workers = n;
+      spec.messages = a.options.messages > 0 ? a.options.messages : 100'000;
+      spec.batch_size = a.options.batch_size;
+      spec.duplicate_ratio = a.options.duplicate_ratio;
+      spec.seed = a.options.seed;
+      bench::WorkersResult r = bench::RunWorkers(spec);
+      ok = ok && r.ok;
+      const std::string scheme = url.substr(0, url.find(':'));
+      all.push_back({{"store", scheme}, {"workers", n}, {"messages", r.messages}, {"unique", r.unique},
+                     {"seconds", r.seconds}, {"msgs_per_s", r.msgs_per_s},
+                     {"transaction_retries", r.transaction_retries}, {"ledger_rows", r.ledger_rows},
+                     {"charged_twice", r.charged_twice}, {"exactly_once", r.ok}, {"error", r.error}});
+      if (!a.json)
+        std::printf("  %-10s %d worker%s  %9.0f msg/s  %6lld transaction reruns  %s\n", scheme.c_str(), n,
+                    n == 1 ? " " : "s", r.msgs_per_s, static_cast<long long>(r.transaction_retries),
+                    r.ok ? "exactly once" : r.error.c_str());
+    }
+  }
+  if (a.json) std::cout << all.dump(2) << "\n";
+  if (!ok) throw CliError("some worker runs failed or were not exactly once: their numbers do not count", 1);
+}
+
 void Run(BenchArgs a) {
+  if (!a.workers.empty()) return RunWorkersOnly(a);
   const bench::BenchOptions defaults = [&] {
     bench::BenchOptions d;
     d.quick = a.options.quick;
@@ -180,6 +217,11 @@ void AddBenchCommand(CLI::App& app) {
   cmd->add_option("--only", a->options.only,
                   "Run only the configurations whose name contains this text, e.g. 'idem B=100 sequential' "
                   "(to profile one run; the ratios then lack their other half)");
+  cmd->add_option("--workers", a->workers,
+                  "Only measure several workers on each --store-url: e.g. 1,2,4 threads, each with its own "
+                  "connection, one payments stream dealt among them (msg/s, transaction reruns, exactly once)")
+      ->delimiter(',')
+      ->transform(IntegerIn(1, 64));
   cmd->callback([a] { Run(*a); });
 }
 

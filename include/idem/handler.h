@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -86,6 +87,11 @@ struct HandlerContext {
 
 using HandlerFn = std::function<HandlerResult(HandlerContext&)>;
 
+// The same handler over several messages of one batch at once (a set-based
+// handler): one result per context, in the contexts' order. For handlers that
+// can do a step for many messages in one statement (docs/library.md).
+using BatchHandlerFn = std::function<std::vector<HandlerResult>(std::span<HandlerContext* const>)>;
+
 // How the idempotency key is derived from a message.
 //
 // With `fields` set, the key is `prefix` followed by the named top-level JSON
@@ -104,6 +110,13 @@ struct HandlerSpec {
   std::string topic;  // messages with this topic go to this handler
   KeySpec key;
   HandlerFn fn;
+  // Optional, beside `fn` (still required). When a batch holds two or more
+  // messages for this handler, they first run together through `batch_fn`,
+  // under one savepoint. Unless every result is Ok — a throw, a failure, or a
+  // result count other than the contexts' — all it wrote is rolled back and
+  // each message runs alone through `fn`, so a failing message still fails
+  // alone and its neighbours are applied. Default: none.
+  BatchHandlerFn batch_fn;
   // Fields hashed for the payload fingerprint. Default: the whole
   // payload, JSON-canonicalised (key order and whitespace do not matter).
   std::vector<std::string> fingerprint_fields;

@@ -56,6 +56,13 @@ struct PipelineOptions {
   int64_t transaction_conflict_wait_ms = 20;
   // Messages whose topic has no handler are parked (true, default) rather than left to loop.
   bool park_unknown_topics = true;
+  // A copy acknowledged as a duplicate (or parked again) writes its record —
+  // duplicates + 1 and last_seen_ms refreshed — only when the record was last
+  // seen longer ago than this; the copies in between cost no write, and the
+  // duplicate counter (DecisionCounters) still counts every one. So a record's
+  // `duplicates` is a lower bound, and retention keeps a record at least its
+  // window minus this after the last copy. 0: every copy writes. Default 60 s.
+  int64_t duplicate_refresh_after_ms = 60'000;
 };
 
 // What one batch did.

@@ -1,6 +1,8 @@
 #include "core/batch_transaction.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 #include "core/run_handler.h"
 
@@ -15,10 +17,34 @@ std::string_view CompletionText(const BatchItem& it, const Outcome& o) {
 
 }  // namespace
 
+// The handlers with a set-based form run each group of two or more of their
+// messages in one call; a group that does not apply as a whole is left
+// undecided, for one run per message.
+Status BatchTransaction::RunSetBased(std::vector<BatchItem>& items, const std::vector<size_t>& runnable, StoreTx& tx,
+                                     const std::vector<bool>& decided,
+                                     const std::function<void(size_t, const HandlerResult&)>& finish) {
+  std::map<const HandlerSpec*, std::vector<size_t>> groups;  // spec → indices into `runnable`
+  for (size_t j = 0; j < runnable.size(); ++j) {
+    const BatchItem& it = items[runnable[j]];
+    if (!decided[j] && it.spec->batch_fn) groups[it.spec].push_back(j);
+  }
+  for (const auto& [spec, js] : groups) {
+    if (js.size() < 2) continue;
+    std::vector<BatchItem*> group;
+    for (size_t j : js) group.push_back(&items[runnable[j]]);
+    std::vector<HandlerResult> results;
+    bool applied = false;
+    IDEM_RETURN_IF_ERROR(RunSetUnderSavepoint(group, tx, *env_, &results, &applied));
+    if (!applied) continue;
+    for (size_t g = 0; g < js.size(); ++g) finish(js[g], results[g]);
+  }
+  return Status::OK();
+}
+
 Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vector<size_t>& runnable,
                                  std::vector<Outcome>* outcomes) {
   outcomes->assign(runnable.size(), Outcome{});
-  std::vector<bool> decided(runnable.size(), false);  // by its claim, before any run
+  std::vector<bool> decided(runnable.size(), false);  // by its claim, or once its handler ran
   for (size_t i : runnable) {
     BatchItem& it = items[i];
     it.attempt = 0;
@@ -49,23 +75,33 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
         (*outcomes)[j] = v.ToOutcome();
         decided[j] = true;
       }
-      if (v.NotesDuplicate()) IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(group, it.key, now));
+      // A copy of a finished key writes nothing unless the record's last_seen is
+      // getting old: retention is what needs it, and a per-copy UPDATE (moving
+      // the last_seen index entry) cost more than the claim itself.
+      if (v.NotesDuplicate() && now - (*claims)[j].existing.last_seen_ms >= opt_->duplicate_refresh_after_ms)
+        IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(group, it.key, now));
       if (v.kind == ClaimVerdict::Kind::kTakeOver) IDEM_RETURN_IF_ERROR(tx.TakeOver(group, reqs[j], now, lease_until));
     }
   }
 
   std::vector<Completion> completions;
   completions.reserve(runnable.size());
-  for (size_t j = 0; j < runnable.size(); ++j) {
-    if (decided[j]) continue;
+  auto finish = [&](size_t j, const HandlerResult& result) {
     BatchItem& it = items[runnable[j]];
-    if (!guard_on_) it.attempt = 1;  // no record, no count: the guard is off, so retries are not capped
-    HandlerResult result;
-    IDEM_RETURN_IF_ERROR(RunUnderSavepoint(it, tx, *env_, opt_->retry, &result));
     RunVerdict v = ClassifyRun(result, it.attempt, opt_->retry);
     it.written = v.record;
     (*outcomes)[j] = std::move(v.outcome);
     completions.push_back({it.key, it.written, CompletionText(it, (*outcomes)[j]), it.summary});
+    decided[j] = true;
+  };
+  for (size_t j = 0; j < runnable.size(); ++j)
+    if (!guard_on_) items[runnable[j]].attempt = 1;  // no record, no count: the guard is off, so retries are not capped
+  IDEM_RETURN_IF_ERROR(RunSetBased(items, runnable, tx, decided, finish));
+  for (size_t j = 0; j < runnable.size(); ++j) {
+    if (decided[j]) continue;
+    HandlerResult result;
+    IDEM_RETURN_IF_ERROR(RunUnderSavepoint(items[runnable[j]], tx, *env_, opt_->retry, &result));
+    finish(j, result);
   }
   // One call for the batch (`outcomes` and the items are not touched again before it returns).
   if (guard_on_) IDEM_RETURN_IF_ERROR(tx.Complete(group, completions, env_->NowMs()));

@@ -5,6 +5,7 @@
 // answer was lost is resolved by re-reading a record.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "core/batch_item.h"
@@ -34,6 +35,10 @@ class BatchTransaction {
  private:
   // One run. On OK, `outcomes` holds one outcome per index in `runnable`.
   Status RunOnce(std::vector<BatchItem>& items, const std::vector<size_t>& runnable, std::vector<Outcome>* outcomes);
+  // Runs the set-based handlers (HandlerSpec::batch_fn) over their groups;
+  // calls `finish(j, result)` for each item it decided.
+  Status RunSetBased(std::vector<BatchItem>& items, const std::vector<size_t>& runnable, StoreTx& tx,
+                     const std::vector<bool>& decided, const std::function<void(size_t, const HandlerResult&)>& finish);
   Status ResolveInDoubt(const std::vector<BatchItem>& items, const std::vector<size_t>& runnable);
 
   Store* store_;

@@ -110,4 +110,36 @@ Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy
   }
 }
 
+Status RunSetUnderSavepoint(const std::vector<BatchItem*>& items, SqlTx& tx, Env& env,
+                            std::vector<HandlerResult>* results, bool* applied) {
+  constexpr std::string_view kSavepoint = "idem_set";
+  *applied = false;
+  IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
+  ConflictWatch watched(tx);
+  std::vector<HandlerContext> contexts;
+  contexts.reserve(items.size());
+  for (BatchItem* it : items)
+    contexts.push_back(HandlerContext{*it->msg, it->key, watched, env, it->payload, it->attempt});
+  std::vector<HandlerContext*> pointers;
+  for (HandlerContext& c : contexts) pointers.push_back(&c);
+  std::vector<HandlerResult> out;
+  const std::string thrown =
+      ThrownBy([&] { out = items.front()->spec->batch_fn(std::span<HandlerContext* const>(pointers)); });
+  if (!watched.conflict().ok()) return watched.conflict();
+  bool all_ok = thrown.empty() && out.size() == items.size();
+  for (size_t i = 0; all_ok && i < out.size(); ++i) all_ok = out[i].outcome == HandlerResult::Outcome::kOk;
+  if (!all_ok) {
+    // Whatever it wrote goes; each message gets its own run next.
+    IDEM_RETURN_IF_ERROR(tx.RollbackTo(kSavepoint));
+    return tx.Release(kSavepoint);
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    items[i]->ran = true;
+    items[i]->summary = out[i].summary;
+  }
+  *results = std::move(out);
+  *applied = true;
+  return tx.Release(kSavepoint);
+}
+
 }  // namespace idem

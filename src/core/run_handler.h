@@ -19,6 +19,15 @@ namespace idem {
 // serialization failure, whatever the handler returned.
 Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy& policy, HandlerResult* result);
 
+// Runs the set-based handler (HandlerSpec::batch_fn) of `items`, which share
+// one spec, over all of them under one savepoint. *applied: every result was
+// Ok — the effects stay, each item has ran and summary set, and `*results`
+// holds one Ok per item; otherwise everything was rolled back and nothing of
+// the items changed (run them one by one). A non-OK Status means the
+// transaction itself broke, as for RunUnderSavepoint.
+Status RunSetUnderSavepoint(const std::vector<BatchItem*>& items, SqlTx& tx, Env& env,
+                            std::vector<HandlerResult>* results, bool* applied);
+
 // Calls the handler and turns exceptions into results.
 HandlerResult InvokeHandler(const HandlerSpec& spec, HandlerContext& ctx);
 

@@ -45,11 +45,17 @@ std::string SchemaDdl(Dialect dialect) {
   const std::string ms = pg ? "BIGINT" : "INTEGER";  // SQLite's INTEGER is 64-bit
   // SQLite: the primary key is the table (no rowid b-tree beside it).
   const std::string table_options = pg ? "" : " WITHOUT ROWID";
+  // SQLite builds a temporary b-tree for an IN list of more than two values
+  // each time it checks the constraint: written as IN, this CHECK made a
+  // record insert cost about 56k instructions instead of 23k.
+  const std::string status_check =
+      pg ? "status IN ('PROCESSING','SUCCEEDED','FAILED','RELEASED')"
+         : "status = 'PROCESSING' OR status = 'SUCCEEDED' OR status = 'FAILED' OR status = 'RELEASED'";
   return "CREATE TABLE IF NOT EXISTS idem_schema (version INTEGER NOT NULL);\n"
          "CREATE TABLE IF NOT EXISTS idem_records (\n"
          "  consumer_group " + key + " NOT NULL,\n"
          "  key            " + key + " NOT NULL,\n"
-         "  status         TEXT NOT NULL CHECK (status IN ('PROCESSING','SUCCEEDED','FAILED','RELEASED')),\n"
+         "  status         TEXT NOT NULL CHECK (" + status_check + "),\n"
          "  fingerprint    TEXT NOT NULL,\n"
          "  message_id     TEXT NOT NULL,\n"
          "  attempts       INTEGER NOT NULL DEFAULT 0,\n"

@@ -57,6 +57,14 @@ class PgStoreTest : public ::testing::Test {
     ASSERT_TRUE(RunMaintenanceSql("SELECT pg_terminate_backend(" + std::to_string(pid) + ")"));
   }
 
+  // Rows in the test table t, read in a transaction of its own (-1 on failure).
+  int64_t RowsOfT() {
+    auto check = store_->Begin();
+    if (!check.ok()) return -1;
+    auto rows = (*check)->Query("SELECT COUNT(*) FROM t", {});
+    return rows.ok() ? AsInt((*rows)[0][0]) : -1;
+  }
+
   std::string url_;
   std::unique_ptr<Store> store_;
 };
@@ -261,6 +269,36 @@ TEST_F(PgStoreTest, ACommitAfterAnIgnoredErrorSavesNothingAndSaysSo) {
   auto rec = store_->ReadRecord("g", "k");
   ASSERT_TRUE(rec.ok());
   EXPECT_FALSE(rec->has_value());
+}
+
+// SAVEPOINT and RELEASE travel with the next statement: one that fails still
+// fails that statement, naming itself, and nothing of the transaction is saved.
+TEST_F(PgStoreTest, ADeferredReleaseThatFailsFailsTheNextStatementAndTheTransaction) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE t (v INTEGER)").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->Savepoint("idem_msg").ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO t (v) VALUES (1)", {}).ok());
+  ASSERT_TRUE((*tx)->Release("idem_msg").ok());
+  EXPECT_TRUE((*tx)->Release("never_opened").ok());  // deferred: nothing was sent yet
+  auto n = (*tx)->Exec("INSERT INTO t (v) VALUES (2)", {});
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.status().message().find("never_opened"), std::string::npos) << n.status().ToString();
+  EXPECT_FALSE((*tx)->Commit().ok());
+  EXPECT_EQ(RowsOfT(), 0);
+}
+
+// A savepoint rolled back with nothing run in between: both go out together.
+TEST_F(PgStoreTest, ASavepointRolledBackAtOnceKeepsEarlierWork) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE t (v INTEGER)").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO t (v) VALUES (1)", {}).ok());
+  ASSERT_TRUE((*tx)->Savepoint("idem_msg").ok());
+  ASSERT_TRUE((*tx)->RollbackTo("idem_msg").ok());
+  ASSERT_TRUE((*tx)->Release("idem_msg").ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  EXPECT_EQ(RowsOfT(), 1);
 }
 
 }  // namespace

@@ -118,8 +118,25 @@ Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<con
 
   std::unordered_map<std::string, ClaimResult> found;
   for (int pass = 0; pass < kClaimPasses && !pending.empty(); ++pass) {
-    // 1. Insert the keys that have no record. A key another transaction holds
-    //    uncommitted makes the insert wait for it, then counts as existing.
+    // 1. Lock and read the existing ones first: FOR UPDATE, so no other worker
+    //    can take them over or complete them before this transaction ends. (The
+    //    other order deadlocked: INSERT IGNORE takes a shared lock on each
+    //    duplicate key, and two workers holding one on the same record both
+    //    waited to make it exclusive.)
+    std::vector<Value> params{Blob{std::string(group)}};
+    for (const ClaimRequest* r : pending) params.emplace_back(Blob{r->key});
+    auto old = Run(LockExistingSql(pending.size()), params);
+    if (!old.ok()) return old.status();
+    for (const Row& row : old->rows) {
+      ClaimResult c;
+      c.existing = RecordFromRow(row);
+      found[c.existing.key] = std::move(c);
+    }
+    std::erase_if(pending, [&](const ClaimRequest* r) { return found.count(r->key) > 0; });
+    if (pending.empty()) break;
+    // 2. Insert the keys that have no record. A key another transaction holds
+    //    uncommitted makes the insert wait for it, then counts as existing: the
+    //    next pass locks and reads it.
     auto ins = Run(ClaimInsertSql(pending.size()), ClaimInsertParams(group, pending, now_ms, lease_until_ms));
     if (!ins.ok()) return ins.status();
     for (const Row& row : ins->rows) found[AsText(row.at(0))].inserted = true;
@@ -131,19 +148,6 @@ Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<con
                                std::to_string(ins->warnings) + " warnings for " + std::to_string(skipped) +
                                " existing keys: " + conn_->Warnings() +
                                " (a key, fingerprint or message id does not fit the idem_records columns)");
-    std::erase_if(pending, [&](const ClaimRequest* r) { return found.count(r->key) > 0; });
-    if (pending.empty()) break;
-    // 2. Lock and read the existing ones: FOR UPDATE, so no other worker can
-    //    take them over or complete them before this transaction ends.
-    std::vector<Value> params{Blob{std::string(group)}};
-    for (const ClaimRequest* r : pending) params.emplace_back(Blob{r->key});
-    auto old = Run(LockExistingSql(pending.size()), params);
-    if (!old.ok()) return old.status();
-    for (const Row& row : old->rows) {
-      ClaimResult c;
-      c.existing = RecordFromRow(row);
-      found[c.existing.key] = std::move(c);
-    }
     std::erase_if(pending, [&](const ClaimRequest* r) { return found.count(r->key) > 0; });
   }
   if (!pending.empty())

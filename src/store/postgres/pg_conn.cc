@@ -68,6 +68,7 @@ Status Conn::Reconnect() {
     PQreset(conn_);
     if (Healthy()) {
       statements_.clear();  // prepared statements died with the old session
+      deferred_.clear();    // and so did the transaction they belonged to
       return Status::OK();
     }
     if (attempt >= attempts) break;
@@ -106,6 +107,10 @@ Result<ResultPtr> Conn::Run(std::string_view sql, const std::vector<Value>& para
     if (!prepared.ok()) return prepared.status();
     it = statements_.emplace(std::move(key), Prepared{std::move(name)}).first;
   }
+  // (A statement whose plan went stale fails here as below, and is forgotten
+  // when it next runs alone: the claim, which opens every batch, never waits
+  // behind deferred commands.)
+  if (!deferred_.empty()) return RunPipelined(it->second.name.c_str(), {}, &*p, sql);
   PGresult* res = PQexecPrepared(conn_, it->second.name.c_str(), p->count(), p->values(), p->lengths(),
                                  p->formats(), /*resultFormat=*/0);
   const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
@@ -117,7 +122,55 @@ Result<ResultPtr> Conn::Run(std::string_view sql, const std::vector<Value>& para
 }
 
 Result<ResultPtr> Conn::Command(std::string_view sql) {
+  if (!deferred_.empty()) return RunPipelined(nullptr, std::string(sql), nullptr, sql);
   return Check(PQexec(conn_, std::string(sql).c_str()), sql);
+}
+
+Result<ResultPtr> Conn::RunPipelined(const char* name, const std::string& text, const Params* p,
+                                     std::string_view sql) {
+  std::vector<std::string> queued = std::move(deferred_);
+  deferred_.clear();
+  auto lost = [&](std::string_view what) {
+    return Status::Unavailable("PostgreSQL connection (" + Describe() + ") failed while " + std::string(what) + ": " +
+                               TrimmedMessage(PQerrorMessage(conn_)) + "; the transaction is lost, retry the batch");
+  };
+  if (!PQenterPipelineMode(conn_)) return lost("entering pipeline mode");
+  bool sent = true;
+  for (const std::string& q : queued)
+    sent = sent && PQsendQueryParams(conn_, q.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0);
+  if (name)
+    sent = sent && PQsendQueryPrepared(conn_, name, p->count(), p->values(), p->lengths(), p->formats(), 0);
+  else
+    sent = sent && PQsendQueryParams(conn_, text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0);
+  sent = sent && PQpipelineSync(conn_);
+  if (!sent) {
+    (void)PQexitPipelineMode(conn_);
+    return lost("sending a pipeline");
+  }
+  // One result (then a NULL) per query, in order, then the sync point. After
+  // an error the server skips the rest up to the sync (PGRES_PIPELINE_ABORTED).
+  Result<ResultPtr> out = Status::OK();
+  Status first_error;
+  const size_t queries = queued.size() + 1;
+  for (size_t i = 0; i < queries; ++i) {
+    PGresult* raw = PQgetResult(conn_);
+    if (!raw) return lost("reading a pipeline's results");
+    while (PGresult* extra = PQgetResult(conn_)) PQclear(extra);  // up to the query's terminating NULL
+    const std::string_view what = i < queued.size() ? std::string_view(queued[i]) : sql;
+    if (PQresultStatus(raw) == PGRES_PIPELINE_ABORTED) {
+      PQclear(raw);
+      continue;
+    }
+    Result<ResultPtr> r = Check(raw, what);
+    if (!r.ok() && first_error.ok()) first_error = r.status();
+    if (i + 1 == queries) out = std::move(r);
+  }
+  PGresult* sync = PQgetResult(conn_);
+  const bool synced = sync && PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
+  PQclear(sync);
+  if (!synced || !PQexitPipelineMode(conn_)) return lost("closing a pipeline");
+  if (!first_error.ok()) return first_error;
+  return out;
 }
 
 }  // namespace idem::pg

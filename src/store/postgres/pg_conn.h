@@ -18,6 +18,8 @@
 
 namespace idem::pg {
 
+class Params;  // pg_values.h
+
 struct ResultDeleter {
   void operator()(PGresult* r) const { PQclear(r); }
 };
@@ -33,8 +35,18 @@ class Conn {
   // Runs one statement with bound parameters. `sql` uses `?` placeholders (or
   // PostgreSQL's own $n when it has no `?`). Prepared once, then cached.
   Result<ResultPtr> Run(std::string_view sql, const std::vector<Value>& params);
-  // Runs parameterless SQL by the simple protocol: BEGIN, COMMIT, SAVEPOINT, DDL scripts.
+  // Runs parameterless SQL by the simple protocol: BEGIN, COMMIT, DDL scripts.
+  // With deferred commands queued it goes out with them, as one statement of
+  // the same pipeline.
   Result<ResultPtr> Command(std::string_view sql);
+
+  // Queues a parameterless command whose answer nobody waits for (SAVEPOINT,
+  // RELEASE): it is sent with the next statement, in the same round trip
+  // (libpq's pipeline mode), so a handler's savepoint costs no round trip of
+  // its own. Should it fail, that next statement fails with its error.
+  void Defer(std::string sql) { deferred_.push_back(std::move(sql)); }
+  // Forgets what is queued (the transaction is being rolled back).
+  void DiscardDeferred() { deferred_.clear(); }
 
   bool Healthy() const { return PQstatus(conn_) == CONNECTION_OK; }
   bool InTransaction() const { return PQtransactionStatus(conn_) != PQTRANS_IDLE; }
@@ -48,6 +60,11 @@ class Conn {
  private:
   Conn(PGconn* conn, const PostgresStoreOptions& options, Env* env) : conn_(conn), options_(options), env_(env) {}
   Result<ResultPtr> Check(PGresult* res, std::string_view sql);
+  // Sends the deferred commands, then the statement (prepared `name`, or the
+  // parameterless `text` when `name` is null), in one pipeline; returns the
+  // statement's result, or the first deferred command's error.
+  Result<ResultPtr> RunPipelined(const char* name, const std::string& text, const Params* params,
+                                 std::string_view sql);
 
   struct Prepared {
     std::string name;
@@ -57,6 +74,7 @@ class Conn {
   Env* env_;
   std::unordered_map<std::string, Prepared> statements_;  // key: SQL + parameter type signature
   int next_statement_ = 0;
+  std::vector<std::string> deferred_;  // see Defer
 };
 
 }  // namespace idem::pg

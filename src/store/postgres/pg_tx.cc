@@ -5,10 +5,10 @@
 #include <unordered_map>
 
 #include "core/record_row.h"
+#include "store/postgres/pg_record_statements.h"
 #include "store/postgres/pg_values.h"
 
 namespace idem::pg {
-namespace {
 
 // Claims a batch in one statement: inserts the keys that have no record and
 // returns the new rows (inserted = true) together with the existing ones
@@ -16,15 +16,29 @@ namespace {
 // or complete them before we commit. The existing rows are read with
 // the statement's snapshot, so a row another worker committed while we waited
 // for its insert is in neither half; Claim runs the statement again for those.
-constexpr const char* kClaimSql =
+// Existing rows are found key by key (pg_record_statements.h says why).
+const char* const kClaimSql =
     "WITH req AS (SELECT k, f, m FROM unnest($2::text[], $3::text[], $4::text[]) AS r(k, f, m)), "
     "ins AS (INSERT INTO idem_records (consumer_group, key, status, fingerprint, message_id, attempts, duplicates, "
     "lease_until_ms, first_seen_ms, last_seen_ms, last_error, result_summary) "
     "SELECT $1::text, k, 'PROCESSING', f, m, 0, 0, $5::bigint, $6::bigint, $6::bigint, '', '' FROM req "
     "ON CONFLICT (consumer_group, key) DO NOTHING RETURNING " IDEM_PG_RECORD_COLUMNS "), "
-    "old AS (SELECT " IDEM_PG_RECORD_COLUMNS " FROM idem_records "
-    "WHERE consumer_group = $1::text AND key = ANY($2::text[]) ORDER BY key FOR UPDATE) "
+    "old AS (SELECT o.* FROM req CROSS JOIN LATERAL (SELECT " IDEM_PG_RECORD_COLUMNS " FROM idem_records "
+    "WHERE consumer_group = $1::text AND key = req.k OFFSET 0) AS o ORDER BY o.key FOR UPDATE OF o) "
     "SELECT " IDEM_PG_RECORD_COLUMNS ", true FROM ins UNION ALL SELECT " IDEM_PG_RECORD_COLUMNS ", false FROM old";
+
+// One statement for the whole batch: the completions travel as four arrays;
+// each key's row is found by its primary key (as in kClaimSql), then updated
+// by its ctid.
+const char* const kCompleteSql =
+    "UPDATE idem_records AS r SET status = c.s, attempts = r.attempts + 1, last_error = c.e, "
+    "result_summary = c.m, lease_until_ms = 0, last_seen_ms = $2::bigint "
+    "FROM (SELECT x.tid, u.s, u.e, u.m FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS u(k, s, e, m) "
+    "CROSS JOIN LATERAL (SELECT ctid AS tid FROM idem_records WHERE consumer_group = $1::text AND key = u.k "
+    "OFFSET 0) AS x) AS c "
+    "WHERE r.ctid = c.tid RETURNING r.key";
+
+namespace {
 
 // A key missing from both halves three times running was deleted under us
 // (the sweeper); the caller retries the batch.
@@ -67,9 +81,12 @@ class Tx final : public StoreTx {
   }
 
   // Savepoint names are chosen by code (SqlTx's contract), never by message content.
-  Status Savepoint(std::string_view name) override { return Command("SAVEPOINT ", name); }
+  // SAVEPOINT and RELEASE go out with the next statement (Conn::Defer): the
+  // pipeline opens and releases one per message, and their answers say nothing
+  // the next statement's would not.
+  Status Savepoint(std::string_view name) override { return Defer("SAVEPOINT ", name); }
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
-  Status Release(std::string_view name) override { return Command("RELEASE SAVEPOINT ", name); }
+  Status Release(std::string_view name) override { return Defer("RELEASE SAVEPOINT ", name); }
   idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
@@ -106,12 +123,18 @@ class Tx final : public StoreTx {
   void Rollback() override {
     if (done_) return;
     done_ = true;
+    conn_->DiscardDeferred();
     if (conn_->Healthy() && conn_->InTransaction()) (void)conn_->Command("ROLLBACK");
   }
 
  private:
   Status CheckOpen() const {
     return done_ ? Status::InvalidArgument("the transaction is already committed or rolled back") : Status::OK();
+  }
+  Status Defer(std::string_view verb, std::string_view name) {
+    IDEM_RETURN_IF_ERROR(CheckOpen());
+    conn_->Defer(std::string(verb) + std::string(name));
+    return Status::OK();
   }
   Status Command(std::string_view verb, std::string_view name) {
     IDEM_RETURN_IF_ERROR(CheckOpen());
@@ -157,13 +180,6 @@ Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<con
   for (size_t i = 0; i < requests.size(); ++i) out[i] = std::move(found[requests[i].key]);
   return out;
 }
-
-// One statement for the whole batch: the completions travel as four arrays.
-constexpr const char* kCompleteSql =
-    "UPDATE idem_records AS r SET status = c.s, attempts = r.attempts + 1, last_error = c.e, "
-    "result_summary = c.m, lease_until_ms = 0, last_seen_ms = $2::bigint "
-    "FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS c(k, s, e, m) "
-    "WHERE r.consumer_group = $1::text AND r.key = c.k RETURNING r.key";
 
 Status Tx::Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) {
   IDEM_RETURN_IF_ERROR(CheckOpen());

@@ -41,6 +41,24 @@ TEST(SqliteStoreTest, ANewerSchemaIsRefusedWithAdvice) {
   EXPECT_NE(s.status().message().find("upgrade idem"), std::string::npos);
 }
 
+// The status CHECK (written without IN, which SQLite would pay for on every
+// insert) still refuses what is not a record status.
+TEST(SqliteStoreTest, TheRecordTableRefusesAnUnknownStatus) {
+  auto s = OpenSqliteStore(Dir().File("status.db"), {}, Env::Default());
+  ASSERT_TRUE(s.ok());
+  for (const char* status : {"PROCESSING", "SUCCEEDED", "FAILED", "RELEASED"})
+    EXPECT_TRUE((*s)->ExecScript(std::string("INSERT INTO idem_records (consumer_group, key, status, fingerprint, "
+                                             "message_id, lease_until_ms, first_seen_ms, last_seen_ms) VALUES "
+                                             "('g', '") + status + "', '" + status + "', 'f', 'm', 0, 0, 0)")
+                    .ok())
+        << status;
+  Status bogus = (*s)->ExecScript(
+      "INSERT INTO idem_records (consumer_group, key, status, fingerprint, message_id, lease_until_ms, "
+      "first_seen_ms, last_seen_ms) VALUES ('g', 'x', 'DONE', 'f', 'm', 0, 0, 0)");
+  EXPECT_FALSE(bogus.ok());
+  EXPECT_NE(bogus.message().find("CHECK"), std::string::npos) << bogus.ToString();
+}
+
 TEST(SqliteStoreTest, UnwritableFolderSaysWhatToCheck) {
   auto s = OpenSqliteStore("/nonexistent-folder/x.db", {}, Env::Default());
   ASSERT_FALSE(s.ok());

@@ -1,0 +1,119 @@
+#include "workers/workers_bench.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "harness/bench_handler.h"
+#include "harness/bench_seed.h"
+#include "harness/bench_source.h"
+#include "harness/pay_stream.h"
+#include "idem/pipeline.h"
+#include "payments/events.h"
+
+namespace idem::bench {
+namespace {
+
+struct Worker {
+  std::unique_ptr<Store> store;
+  std::unique_ptr<BenchSource> source;
+  std::unique_ptr<Pipeline> pipeline;
+  CountingDownstream downstream;
+  HandlerTally tally;
+  Status status;
+};
+
+int64_t CountOf(Store& store, const std::string& sql) {
+  auto tx = store.Begin();
+  if (!tx.ok()) return -1;
+  auto rows = (*tx)->Query(sql, {});
+  return rows.ok() && !rows->empty() ? AsInt((*rows)[0][0]) : -1;
+}
+
+}  // namespace
+
+WorkersResult RunWorkers(const WorkersSpec& spec) {
+  Env* env = Env::Default();
+  WorkersResult r;
+  r.spec = spec;
+  auto seed_store = OpenStore(spec.store_url, env);
+  if (!seed_store.ok()) {
+    r.error = "cannot open the store: " + seed_store.status().ToString();
+    return r;
+  }
+  const std::string group = "idem-bench-workers-" + std::to_string(getpid()) + "-" + std::to_string(env->NowMs());
+  SeedPlan seed;
+  seed.new_orders = PayStream::UniqueIn(spec.seed, spec.duplicate_ratio, spec.messages);
+  seed.consumer_group = group;
+  if (Status s = SeedStore(**seed_store, seed); !s.ok()) {
+    r.error = "cannot seed the store: " + s.ToString();
+    return r;
+  }
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < spec.workers; ++i) {
+    auto w = std::make_unique<Worker>();
+    auto store = OpenStore(spec.store_url, env);
+    if (!store.ok()) {
+      r.error = "cannot open worker " + std::to_string(i) + "'s store: " + store.status().ToString();
+      return r;
+    }
+    w->store = std::move(*store);
+    w->source = std::make_unique<BenchSource>(env);
+    PipelineOptions o;
+    o.consumer_group = group;
+    o.batch_size = spec.batch_size;
+    o.max_linger_ms = 5;
+    o.transaction_conflict_tries = 20;  // count the reruns; do not give up on a busy moment
+    w->pipeline = std::make_unique<Pipeline>(w->source.get(), w->store.get(), env, o);
+    if (Status s = w->pipeline->Register(BenchPayHandler(&w->downstream, false, &w->tally)); !s.ok()) {
+      r.error = "cannot set up the pipeline: " + s.ToString();
+      return r;
+    }
+    workers.push_back(std::move(w));
+  }
+
+  // The whole stream is dealt before the clock starts: every worker has a backlog.
+  PayStream stream(spec.seed, spec.duplicate_ratio, KeyOrder::kSequential, 0);
+  for (int64_t i = 0; i < spec.messages; ++i) workers[i % spec.workers]->source->Publish(stream.Next());
+  for (auto& w : workers) w->source->Close();
+  r.unique = stream.unique();
+
+  const int64_t start = env->MonotonicMicros();
+  std::vector<std::thread> threads;
+  for (auto& w : workers)
+    threads.emplace_back([w = w.get()] {
+      while (!w->source->Drained()) {
+        BatchReport b = w->pipeline->RunOnce();
+        if (!b.status.ok()) {
+          w->status = b.status;
+          return;
+        }
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  r.seconds = static_cast<double>(env->MonotonicMicros() - start) / 1e6;
+
+  for (auto& w : workers) {
+    if (!w->status.ok() && r.error.empty()) r.error = "a worker failed: " + w->status.ToString();
+    r.messages += w->source->counts().acked;
+    r.transaction_retries += w->pipeline->counters().transaction_retries.load();
+  }
+  r.msgs_per_s = r.seconds > 0 ? static_cast<double>(r.messages) / r.seconds : 0;
+  const std::string flows = std::string("FROM pay_account_flows WHERE type = '") + payments::kFlowPay + "'";
+  r.ledger_rows = CountOf(**seed_store, "SELECT COUNT(*) " + flows);
+  r.charged_twice = CountOf(**seed_store, "SELECT COUNT(*) FROM (SELECT biz_no " + flows +
+                                              " GROUP BY biz_no HAVING COUNT(*) > 1) AS twice");
+  if (r.error.empty() && r.messages != spec.messages)
+    r.error = std::to_string(spec.messages - r.messages) + " messages were not acknowledged";
+  if (r.error.empty() && (r.ledger_rows != r.unique || r.charged_twice != 0))
+    r.error = "not exactly once: " + std::to_string(r.ledger_rows) + " ledger rows for " + std::to_string(r.unique) +
+              " payments, " + std::to_string(r.charged_twice) + " charged twice";
+  r.ok = r.error.empty();
+  return r;
+}
+
+}  // namespace idem::bench
