@@ -12,6 +12,7 @@ namespace {
 SourceFactory KafkaFactory(const std::string& assignor) {
   SourceFactory f;
   f.name = assignor == "range" ? "kafka_eager" : "kafka_cooperative";
+  f.purges_one_dead_letter = false;  // a log: records leave with retention only
   f.fresh_queue = [assignor]() -> std::string {
     MockKafka& mock = MockKafka::Get();
     // The suite's two delays (300 ms, 5 min) are rungs of their own.
