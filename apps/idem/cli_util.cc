@@ -36,11 +36,4 @@ std::string FormatTimeMs(int64_t ms) {
   return out;
 }
 
-std::string ResolveActor(const std::string& flag) {
-  if (!flag.empty()) return flag;
-  for (const char* var : {"IDEM_ACTOR", "USER", "LOGNAME"})
-    if (const char* v = std::getenv(var); v && *v) return v;
-  return "unknown";
-}
-
 }  // namespace idem::cli

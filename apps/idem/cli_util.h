@@ -27,7 +27,4 @@ std::string RedactUrl(const std::string& url);
 // "2026-11-29T08:43:09.123Z" (UTC); "-" for 0.
 std::string FormatTimeMs(int64_t ms);
 
-// The name recorded in audit rows: --actor, else $IDEM_ACTOR, else $USER, else "unknown".
-std::string ResolveActor(const std::string& flag);
-
 }  // namespace idem::cli

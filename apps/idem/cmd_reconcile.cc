@@ -6,13 +6,16 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli_checks.h"
 #include "cli_util.h"
+#include "console/command_line_identity.h"
 #include "ops/reconcile/ledger_toml.h"
 #include "ops/reconcile/metrics_file.h"
 #include "ops/reconcile/report.h"
+#include "service/config.h"
 #include "store/store_url.h"
 
 namespace idem::cli {
@@ -25,7 +28,8 @@ constexpr const char* kExitCodes =
     "  0 clean: no duplicate, conflict or mismatch left (copies reversed before count as clean)\n"
     "  1 findings need a person: duplicates not applied (a dry run), conflicting entries,\n"
     "    statement mismatches, or copies held because the bank charged them too\n"
-    "  2 usage error: bad option or ledger description; nothing was read\n"
+    "  2 usage error: bad option or ledger description, or --apply refused the operator\n"
+    "    (IDEM_OPERATOR with a wrong secret, read-only, or without --config); nothing was read\n"
     "  3 repaired: --apply reversed duplicates and nothing else is left; tell the account owners\n"
     "  4 failed: the store or the statement could not be read, or the apply rolled back;\n"
     "    nothing was changed (unless the message says the commit's outcome is unknown:\n"
@@ -33,7 +37,7 @@ constexpr const char* kExitCodes =
     "Guide: docs/operations.md, Reconciliation.";
 
 struct Args {
-  std::string store, ledger_file, statement, metrics_file, op, reason;
+  std::string store, ledger_file, statement, metrics_file, config, reason;
   std::string table, key_columns, amount_column, account_column, time_column, copy_columns;
   std::string balance_table, balance_key_column, balance_column, bank_sign, audit_table, since, until;
   std::string amount_unit;
@@ -124,11 +128,31 @@ Period PeriodOrDie(const Args& a) {
   return p;
 }
 
+// Who applies, established as `idem dlq replay/purge` establish it (an operator
+// of --config checked by IDEM_OPERATOR_SECRET, else the OS account), before
+// anything is read: a refused identity changes nothing (exit 2).
+Actor ActorOrDie(const Args& a, int64_t now_ms) {
+  std::optional<service::ServiceConfig> config;
+  if (!a.config.empty()) {
+    auto c = service::LoadConfig(a.config);
+    if (!c.ok()) throw CliError(c.status().message(), 2);
+    config = std::move(*c);
+  }
+  auto who = console::CommandLineIdentity(config ? &config->console : nullptr);
+  if (!who.ok()) throw CliError("reconcile --apply: " + who.status().message() + " (nothing was changed)", 2);
+  if (who->role != console::Role::kOperator)
+    throw CliError("operator \"" + who->name + "\" has the read-only role and may not apply reversals (see " +
+                       "[[console.operator]] role in " + a.config + "); nothing was changed",
+                   2);
+  return {who->name, who->authenticated_by, a.reason, now_ms};
+}
+
 void Run(Args a) {
   Env* env = Env::Default();
   const int64_t started_us = env->MonotonicMicros();
   const LedgerSpec spec = SpecOrDie(a);
   const Period period = PeriodOrDie(a);
+  const Actor actor = a.apply ? ActorOrDie(a, env->NowMs()) : Actor{};
   if (!period.IsAll() && spec.time_column.empty())
     throw CliError("--since and --until need the ledger's time column (--time-column or ledger.time_column)", 2);
   // Every run that got this far leaves metrics, a failed one too (success 0),
@@ -158,7 +182,7 @@ void Run(Args a) {
   options.statement = a.statement.empty() ? nullptr : &statement;
   options.statement_period = period;
   options.apply = a.apply;
-  options.actor = {ResolveActor(a.op), a.reason, env->NowMs()};
+  options.actor = actor;
   auto result = Reconcile(*store, spec, options);
   write_metrics(result.ok() ? &*result : nullptr);
   if (!result.ok()) throw CliError("reconcile failed: " + result.status().ToString(), kExitFailed);
@@ -194,7 +218,7 @@ void AddReconcileCommand(CLI::App& app) {
       "  idem reconcile --ledger ledger.toml --statement bank.csv\n"
       "  idem reconcile --store sqlite:pay.db --table pay_account_flows --key-columns biz_no,type \\\n"
       "      --amount-column amount_cents --account-column user_id --balance-table pay_accounts \\\n"
-      "      --balance-key-column user_id --balance-column balance_cents --apply --operator alice");
+      "      --balance-key-column user_id --balance-column balance_cents --apply --config run.toml");
   cmd->footer(kExitCodes);
   cmd->add_option("--store", a->store, "Store URL (sqlite:PATH, postgresql://…); else reconcile.store");
   cmd->add_option("--ledger", a->ledger_file, "TOML file with a [reconcile] section describing the ledger")
@@ -205,8 +229,13 @@ void AddReconcileCommand(CLI::App& app) {
                   "only ledger entries from then on are compared with it");
   cmd->add_option("--until", a->until, "The statement's period ends here (excluded)");
   cmd->add_flag("--apply", a->apply, "Write the reversals (default: a dry run that changes nothing)");
-  cmd->add_option("--operator", a->op, "Who applies, for the audit row (default: $IDEM_ACTOR, else $USER)");
-  cmd->add_option("--reason", a->reason, "Why, for the audit row (default: duplicate application of KEY)");
+  cmd->add_option("--config", a->config,
+                  "The configuration idem run reads: with --apply, IDEM_OPERATOR names one of its\n"
+                  "[[console.operator]] tables and IDEM_OPERATOR_SECRET must match its secret_hash;\n"
+                  "without IDEM_OPERATOR the audit records your OS account")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--reason", a->reason,
+                  "Why, a note for the audit row (default: duplicate application of KEY); never the identity");
   cmd->add_flag("--json", a->json, "Print the report as one JSON document");
   cmd->add_option("--metrics-file", a->metrics_file, "Write idem_reconcile_* gauges (Prometheus text format) here");
   auto* g = "Ledger (override the file)";

@@ -1,12 +1,16 @@
 // `idem reconcile` run as the daily job would, on a SQLite copy of the
 // payments ledger after the double-charge incident: the report, the exit codes
-// a job alerts on, one reversal that restores the balance, nothing deleted, and
-// nothing more on the next run.
+// a job alerts on, one reversal that restores the balance, nothing deleted,
+// nothing more on the next run, and an audit row naming who applied it as that
+// was established (an operator's secret, or the OS account), never a typed name.
 #include <gtest/gtest.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "console/secret_hash.h"
 #include "integration/run_idem.h"
 #include "testing/incident_ledger.h"
 #include "testing/test_util.h"
@@ -24,6 +28,13 @@ class ReconcileCliTest : public ::testing::Test {
     ASSERT_TRUE(SeedIncidentLedger(**store).ok());
     Write("ledger.toml", IncidentLedgerToml("sqlite:" + Db()));
     Write("bank.csv", IncidentStatementCsv());
+    auto alice = console::HashSecret("alice-secret", console::kMinHashIterations);
+    auto vera = console::HashSecret("vera-secret", console::kMinHashIterations);
+    ASSERT_TRUE(alice.ok() && vera.ok());
+    Write("run.toml", "[broker]\nurl = \"queue:" + dir_.File("q.db") + "\"\n[store]\nurl = \"sqlite:" + Db() +
+                          "\"\n[console]\n[[console.operator]]\nname = \"alice\"\nrole = \"operator\"\n"
+                          "secret_hash = \"" + *alice + "\"\n[[console.operator]]\nname = \"vera\"\n"
+                          "secret_hash = \"" + *vera + "\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n");
   }
 
   std::string Db() const { return dir_.File("pay.db"); }
@@ -37,6 +48,24 @@ class ReconcileCliTest : public ::testing::Test {
     std::vector<std::string> args{"reconcile", "--ledger", dir_.File("ledger.toml")};
     args.insert(args.end(), extra.begin(), extra.end());
     return Idem(args);
+  }
+  // reconcile EXTRA with the environment changed by `env` ("NAME=VALUE", "-u NAME").
+  ProcessResult ReconcileWith(std::vector<std::string> env, std::vector<std::string> extra) {
+    std::vector<std::string> args{"/usr/bin/env"}, sets;
+    for (const std::string& e : env) {
+      if (e.rfind("-u ", 0) == 0) {
+        args.insert(args.end(), {"-u", e.substr(3)});  // env takes its options before NAME=VALUE
+      } else {
+        sets.push_back(e);
+      }
+    }
+    args.insert(args.end(), sets.begin(), sets.end());
+    args.insert(args.end(), {IDEM_CLI_PATH, "reconcile", "--ledger", dir_.File("ledger.toml")});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunProcess(args);
+  }
+  ProcessResult AsAlice(std::vector<std::string> extra) {
+    return ReconcileWith({"IDEM_OPERATOR=alice", "IDEM_OPERATOR_SECRET=alice-secret"}, std::move(extra));
   }
 
   int64_t Sql(const std::string& sql) {
@@ -86,8 +115,8 @@ TEST_F(ReconcileCliTest, ADryRunReportsTheDoubleChargeAndEachMismatchAndChangesN
 }
 
 TEST_F(ReconcileCliTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
-  ProcessResult r = Reconcile({"--apply", "--operator", "alice", "--reason", "incident 2026-09-28", "--metrics-file",
-                               dir_.File("reconcile.prom")});
+  ProcessResult r = AsAlice({"--apply", "--config", dir_.File("run.toml"), "--reason", "incident 2026-09-28",
+                             "--metrics-file", dir_.File("reconcile.prom")});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("APPLIED by alice"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reversed now: P20260928001:reversal:2 (199.00)"), std::string::npos) << r.out;
@@ -97,7 +126,7 @@ TEST_F(ReconcileCliTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
   EXPECT_EQ(Sql("SELECT COUNT(*) FROM pay_account_flows WHERE biz_no = 'P20260928001' AND amount_cents = -19900"), 2);
   EXPECT_EQ(Sql("SELECT amount_cents FROM pay_account_flows WHERE biz_no = 'P20260928001:reversal:2'"), 19900);
   EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = 'alice' AND reason = 'incident "
-                "2026-09-28' AND reversal_key = 'P20260928001:reversal:2' AND amount = 19900"),
+                "2026-09-28 [operator secret]' AND reversal_key = 'P20260928001:reversal:2' AND amount = 19900"),
             1);
   const std::string metrics = Read("reconcile.prom");
   EXPECT_NE(metrics.find("idem_reconcile_reversals_written{ledger=\"pay_account_flows\"} 1\n"), std::string::npos)
@@ -105,7 +134,8 @@ TEST_F(ReconcileCliTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
   EXPECT_NE(metrics.find("idem_reconcile_unresolved{ledger=\"pay_account_flows\"} 0\n"), std::string::npos);
   EXPECT_NE(metrics.find("# TYPE idem_reconcile_last_run_duration_seconds gauge"), std::string::npos);
 
-  ProcessResult again = Reconcile({"--apply", "--operator", "alice", "--metrics-file", dir_.File("reconcile.prom")});
+  ProcessResult again =
+      AsAlice({"--apply", "--config", dir_.File("run.toml"), "--metrics-file", dir_.File("reconcile.prom")});
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("reversed before: P20260928001:reversal:2"), std::string::npos) << again.out;
   EXPECT_EQ(Balance("10086"), kRestoredBalance10086);
@@ -118,6 +148,46 @@ TEST_F(ReconcileCliTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
 
   // The statement still disagrees elsewhere: that needs a person, and says so.
   EXPECT_EQ(Reconcile({"--statement", dir_.File("bank.csv")}).exit_code, 1);
+}
+
+// A wrong secret, a read-only operator or IDEM_OPERATOR without a
+// configuration to check it against: --apply is refused and writes nothing.
+TEST_F(ReconcileCliTest, ApplyIsRefusedWhenTheOperatorIsNotEstablished) {
+  for (const std::vector<std::string>& env : std::vector<std::vector<std::string>>{
+           {"IDEM_OPERATOR=alice", "IDEM_OPERATOR_SECRET=guess"},
+           {"IDEM_OPERATOR=alice", "-u IDEM_OPERATOR_SECRET"},
+           {"IDEM_OPERATOR=vera", "IDEM_OPERATOR_SECRET=vera-secret"}}) {
+    ProcessResult r = ReconcileWith(env, {"--apply", "--config", dir_.File("run.toml")});
+    EXPECT_EQ(r.exit_code, 2) << env[0] << " " << env[1] << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("nothing was changed"), std::string::npos) << r.err;
+  }
+  ProcessResult no_config = AsAlice({"--apply"});
+  EXPECT_EQ(no_config.exit_code, 2);
+  EXPECT_NE(no_config.err.find("pass --config FILE"), std::string::npos) << no_config.err;
+  EXPECT_NE(ReconcileWith({"IDEM_OPERATOR=alice", "IDEM_OPERATOR_SECRET=guess"},
+                          {"--apply", "--config", dir_.File("run.toml")})
+                .err.find("IDEM_OPERATOR_SECRET does not match"),
+            std::string::npos);
+  EXPECT_EQ(Flows(), kIncidentFlows);
+  EXPECT_EQ(Balance("10086"), kIncidentBalance10086);
+  EXPECT_EQ(Sql("SELECT COUNT(*) FROM sqlite_master WHERE name = 'idem_reconcile_audit'"), 0);
+  // A dry run needs no identity: it changes nothing.
+  EXPECT_EQ(ReconcileWith({"IDEM_OPERATOR=alice", "IDEM_OPERATOR_SECRET=guess"}, {}).exit_code, 1);
+}
+
+// Without IDEM_OPERATOR the OS account applies, recorded as one; a name in
+// IDEM_ACTOR or USER is not an identity.
+TEST_F(ReconcileCliTest, WithoutAnOperatorTheOsAccountIsAudited) {
+  const passwd* pw = getpwuid(geteuid());
+  ASSERT_NE(pw, nullptr);
+  ProcessResult r = ReconcileWith({"-u IDEM_OPERATOR", "IDEM_ACTOR=mallory", "USER=mallory"},
+                                  {"--apply", "--reason", "incident 2026-09-28"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find(std::string("APPLIED by ") + pw->pw_name), std::string::npos) << r.out;
+  EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = '" + std::string(pw->pw_name) +
+                "' AND reason = 'incident 2026-09-28 [os account (uid " + std::to_string(geteuid()) + ")]'"),
+            1);
+  EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = 'mallory'"), 0);
 }
 
 // The statement covers 10:00 to 10:10 (+08:00): P20260928003, paid at 10:30,

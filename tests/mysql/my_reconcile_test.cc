@@ -1,8 +1,11 @@
 // `idem reconcile` on MariaDB, as the daily job runs it: the payments ledger
 // after the double charge (no unique keys, as the incident's tables had none),
 // a dry run that changes nothing, then --apply: one reversal that restores the
-// balance, an audit row, and nothing more on the next run.
+// balance, an audit row naming the OS account that applied it, and nothing
+// more on the next run.
 #include <gtest/gtest.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -23,7 +26,9 @@ TEST(MyReconcileTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
   std::ofstream(dir.File("ledger.toml")) << IncidentLedgerToml(url);
   std::ofstream(dir.File("bank.csv")) << IncidentStatementCsv();
   auto reconcile = [&](std::vector<std::string> extra) {
-    std::vector<std::string> argv{IDEM_CLI_PATH, "reconcile", "--ledger", dir.File("ledger.toml")};
+    // No IDEM_OPERATOR: whoever runs the job is audited as their OS account.
+    std::vector<std::string> argv{"/usr/bin/env", "-u", "IDEM_OPERATOR", IDEM_CLI_PATH,
+                                  "reconcile",    "--ledger", dir.File("ledger.toml")};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return RunProcess(argv);
   };
@@ -38,7 +43,7 @@ TEST(MyReconcileTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
   EXPECT_EQ(balance("10086"), kIncidentBalance10086) << "a dry run changes nothing";
   EXPECT_EQ(QueryInt(*store, "SELECT COUNT(*) FROM pay_account_flows"), kIncidentFlows);
 
-  auto applied = reconcile({"--apply", "--operator", "alice", "--reason", "incident 2026-09-28"});
+  auto applied = reconcile({"--apply", "--reason", "incident 2026-09-28"});
   EXPECT_EQ(applied.exit_code, 3) << applied.out << applied.err;
   EXPECT_NE(applied.out.find("reversed now: P20260928001:reversal:2 (199.00)"), std::string::npos) << applied.out;
   EXPECT_EQ(balance("10086"), kRestoredBalance10086);
@@ -47,11 +52,14 @@ TEST(MyReconcileTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
       << "nothing is deleted";
   EXPECT_EQ(QueryInt(*store, "SELECT amount_cents FROM pay_account_flows WHERE biz_no = 'P20260928001:reversal:2'"),
             19900);
-  EXPECT_EQ(QueryInt(*store, "SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = 'alice' AND reason = "
-                             "'incident 2026-09-28' AND reversal_key = 'P20260928001:reversal:2' AND amount = 19900"),
+  const passwd* pw = getpwuid(geteuid());
+  ASSERT_NE(pw, nullptr);
+  EXPECT_EQ(QueryInt(*store, "SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = '" + std::string(pw->pw_name) +
+                                 "' AND reason = 'incident 2026-09-28 [os account (uid " + std::to_string(geteuid()) +
+                                 ")]' AND reversal_key = 'P20260928001:reversal:2' AND amount = 19900"),
             1);
 
-  auto again = reconcile({"--apply", "--operator", "alice"});
+  auto again = reconcile({"--apply"});
   EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
   EXPECT_NE(again.out.find("reversed before: P20260928001:reversal:2"), std::string::npos) << again.out;
   EXPECT_EQ(balance("10086"), kRestoredBalance10086);

@@ -29,7 +29,7 @@ Result<ReconcileResult> RunReconcile(Store& store, const LedgerSpec& spec, bool 
   ReconcileOptions o;
   o.apply = apply;
   o.statement = statement;
-  o.actor = {"alice", "", 1'800'000'000'000};
+  o.actor = {"alice", "operator secret", "", 1'800'000'000'000};
   return Reconcile(store, spec, o);
 }
 

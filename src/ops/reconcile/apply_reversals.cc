@@ -70,7 +70,10 @@ Result<int64_t> ReverseOne(SqlTx& tx, const LedgerSpec& spec, const LedgerSql& s
                                " must identify one account (nothing was changed)");
   }
 
-  const std::string reason = actor.reason.empty() ? "duplicate application of " + KeyText(dup.key) : actor.reason;
+  // The audit table keeps its columns (older tables stay writable): how the
+  // operator was established goes with the reason, as "… [os account (uid 1000)]".
+  std::string reason = actor.reason.empty() ? "duplicate application of " + KeyText(dup.key) : actor.reason;
+  if (!actor.authenticated_by.empty()) reason += " [" + actor.authenticated_by + "]";
   auto audited = tx.Exec(sql.insert_audit, {actor.now_ms, actor.name, std::string("reverse_duplicate"), spec.table,
                                             KeyText(dup.key), copy.reversal_key, dup.account, -dup.amount, reason});
   if (!audited.ok()) {

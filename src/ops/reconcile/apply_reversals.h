@@ -13,9 +13,10 @@
 namespace idem::reconcile {
 
 struct Actor {
-  std::string name;    // who: the operator
-  std::string reason;  // why; "" → "duplicate application of <key>"
-  int64_t now_ms = 0;  // when
+  std::string name;              // who: the operator as established, never a typed name
+  std::string authenticated_by;  // how: "operator secret", "os account (uid N)"
+  std::string reason;            // why; "" → "duplicate application of <key>"
+  int64_t now_ms = 0;            // when
 };
 
 // Reverses every kOpen copy of `dup` and marks it kReversedNow (or

@@ -62,7 +62,7 @@ class ReconcileSqliteTest : public ::testing::Test {
   Result<ReconcileResult> Run(bool apply) {
     ReconcileOptions o;
     o.apply = apply;
-    o.actor = {"alice", "", env_.NowMs()};
+    o.actor = {"alice", "operator secret", "", env_.NowMs()};
     return Reconcile(*store_, spec_, o);
   }
 
@@ -115,7 +115,7 @@ TEST_F(ReconcileSqliteTest, ApplyReversesTheSecondChargeOnceRestoresTheBalanceAn
                      "SELECT COUNT(*) FROM idem_reconcile_audit WHERE operator = 'alice' AND action = "
                      "'reverse_duplicate' AND business_key = 'P20260928001/PAY_DEDUCT' AND reversal_key = "
                      "'P20260928001:reversal:2' AND account = '10086' AND amount = 19900 AND reason = "
-                     "'duplicate application of P20260928001/PAY_DEDUCT' AND at_ms = " +
+                     "'duplicate application of P20260928001/PAY_DEDUCT [operator secret]' AND at_ms = " +
                          std::to_string(env_.NowMs())),
             1);
 
@@ -214,7 +214,7 @@ TEST_F(ReconcileSqliteTest, WithAPeriodTheRunStillSeesEveryCopyOfARepeatedKey) {
   ReconcileOptions o;
   o.statement = &bank;
   o.statement_period = {day, day + 86'400'000};
-  o.actor = {"alice", "", env_.NowMs()};
+  o.actor = {"alice", "operator secret", "", env_.NowMs()};
   spec_.bank_sign = BankSign::kOpposite;
   auto r = Reconcile(*store_, spec_, o);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
