@@ -1,6 +1,7 @@
 // CountingSource: a real broker's Source, counted. It forwards every call and
 // counts the settlements by kind, so an end-to-end run is checked with the same
-// SourceCounts as a run on the in-memory source.
+// SourceCounts as a run on the in-memory source. It passes the settle-in-the-
+// store's-transaction seam through when the broker offers it.
 #pragma once
 
 #include "harness/bench_source.h"
@@ -8,7 +9,7 @@
 
 namespace idem::bench {
 
-class CountingSource final : public Source {
+class CountingSource final : public Source, public SettlesInStoreTransaction {
  public:
   explicit CountingSource(Source* inner) : inner_(inner) {}
 
@@ -21,6 +22,16 @@ class CountingSource final : public Source {
     return s;
   }
   Status Abandon() override { return inner_->Abandon(); }
+
+  Result<bool> AckInTransaction(StoreTx& tx, const std::vector<const Message*>& messages) override {
+    auto* seam = dynamic_cast<SettlesInStoreTransaction*>(inner_);
+    return seam ? seam->AckInTransaction(tx, messages) : Result<bool>(false);
+  }
+  // Acknowledgements written in the store's transaction never reach Settle.
+  void AckCommitted(const std::vector<const Message*>& messages) override {
+    if (auto* seam = dynamic_cast<SettlesInStoreTransaction*>(inner_)) seam->AckCommitted(messages);
+    counts_.acked += static_cast<int64_t>(messages.size());
+  }
 
   SourceCounts counts() const { return counts_; }
   Source* inner() const { return inner_; }
