@@ -114,6 +114,7 @@ RunResult RunEndToEnd(const RunSpec& spec) {
     }
   }
   BrokerOptions bo;
+  bo.prefetch = PrefetchFor(spec.batch_size);  // what `idem run` asks for
   auto broker = OpenBroker(BrokerUrl(spec, store_path, unique), bo, env);
   if (!broker.ok()) {
     r.error = "cannot open the broker: " + broker.status().ToString();
