@@ -23,7 +23,32 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# The console's browser test drives Debian's chromium with playwright-core from
+# npm, pinned by tests/console/browser/package-lock.json, into its node_modules
+# (ignored by git). Done again only when the lock file changed.
+install_browser_test() {
+  local dir
+  dir="$(cd "$(dirname "$0")/.." && pwd)/tests/console/browser"
+  # Debian's own nodejs comes without npm (the nodesource build carries it).
+  if ! command -v npm >/dev/null && [ "$(id -u)" -eq 0 ]; then
+    echo "install-deps: installing npm" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null ||
+      echo "install-deps: apt-get install npm failed" >&2
+  fi
+  if ! command -v npm >/dev/null; then
+    echo "install-deps: npm is missing (apt-get install npm): the console_browser test will fail" >&2
+    return 0
+  fi
+  [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+  echo "install-deps: npm ci in tests/console/browser" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    echo "install-deps: npm ci failed in tests/console/browser: the console_browser test will fail" >&2
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+  install_browser_test
+  exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps: missing packages: ${missing[*]}" >&2
@@ -34,3 +59,4 @@ echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >/dev/null
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_browser_test

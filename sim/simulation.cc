@@ -6,6 +6,7 @@
 #include "idem/store.h"
 #include "sim/faulty_store.h"
 #include "sim/incarnation.h"
+#include "sim/outbox_chain_relay.h"
 #include "sim/sim_redis.h"
 #include "core/pipeline_test_hooks.h"
 
@@ -22,6 +23,7 @@ const std::vector<int64_t> kRocketLadder{1'000,   5'000,   10'000,  30'000,  60'
 
 struct Consumer {
   int index = 0;
+  bool downstream = false;  // a consumer of the group behind the outbox relay
   std::unique_ptr<Incarnation> life;
   std::unique_ptr<FaultyStore> store;
   std::unique_ptr<Source> source;
@@ -37,9 +39,13 @@ class Run {
 
  private:
   void Start(Consumer& c);
-  std::vector<HandlerSpec> WrappedHandlers();
+  std::vector<HandlerSpec> WrappedHandlers(bool downstream);
   void PublishSome();
   void PlanCrash(Incarnation& life);
+  SimBroker& BrokerOf(const Consumer& c) { return c.downstream ? *down_broker_ : *broker_; }
+  void StartChain(std::vector<Consumer>& consumers);
+  bool StepRelays();
+  int64_t NextEventMs();
 
   SimOptions opt_;
   SimEnv env_;
@@ -56,10 +62,15 @@ class Run {
   size_t next_event_ = 0;
   std::vector<std::pair<int64_t, Message>> resends_;  // (due time, copy)
   bool kafka_poll_overrun_ = false;
+  // The outbox chain (workloads with a downstream stage): relays publish into down_broker_.
+  std::optional<DownstreamStage> downstream_;
+  std::unique_ptr<SimBroker> down_broker_;
+  std::unique_ptr<RelayDice> relay_dice_;
+  std::vector<std::unique_ptr<SimRelay>> relays_;
 };
 
-std::vector<HandlerSpec> Run::WrappedHandlers() {
-  std::vector<HandlerSpec> specs = workload_->Handlers(env_);
+std::vector<HandlerSpec> Run::WrappedHandlers(bool downstream) {
+  std::vector<HandlerSpec> specs = downstream ? downstream_->handlers : workload_->Handlers(env_);
   for (HandlerSpec& s : specs) {
     HandlerFn inner = s.fn;
     s.fn = [this, inner](HandlerContext& ctx) -> HandlerResult {
@@ -82,10 +93,12 @@ void Run::Start(Consumer& c) {
   c.pipeline.reset();  // the old process's memory is gone
   c.life = std::make_unique<Incarnation>();
   c.store = std::make_unique<FaultyStore>(db_.get(), dice_.get(), c.life.get(), &db_down_until_ms_);
-  c.source = broker_->Connect(c.index, c.life.get());
-  c.pipeline = std::make_unique<Pipeline>(c.source.get(), c.store.get(), &env_, popt_);
-  if (!opt_.protection) PipelineTestHooks::TurnGuardOff(*c.pipeline);
-  for (HandlerSpec& s : WrappedHandlers()) (void)c.pipeline->Register(std::move(s));
+  c.source = BrokerOf(c).Connect(c.index, c.life.get());
+  PipelineOptions popt = popt_;
+  if (c.downstream) popt.consumer_group = "sim-downstream";
+  c.pipeline = std::make_unique<Pipeline>(c.source.get(), c.store.get(), &env_, popt);
+  if (!opt_.protection || (c.downstream && !downstream_->guard)) PipelineTestHooks::TurnGuardOff(*c.pipeline);
+  for (HandlerSpec& s : WrappedHandlers(c.downstream)) (void)c.pipeline->Register(std::move(s));
   if (redis_) {
     c.filter = redis_->Connect(c.life.get());
     (void)c.pipeline->SetFastFilter(c.filter.get(), FastFilterOptions{});
@@ -136,6 +149,53 @@ void Run::PlanCrash(Incarnation& life) {
   else if (dice_->Roll(Fault::kCrashDuringAck)) life.planned = CrashPoint::kDuringAck;
 }
 
+// The outbox chain: a broker of its own for the emitted messages, as many
+// consumers of the downstream group as upstream, and one or two relays.
+void Run::StartChain(std::vector<Consumer>& consumers) {
+  // Drawn from a fork, so the seed's other draws stay those of a run without the chain.
+  SimEnv draws = env_.Fork(0x636861696e);  // "chain"
+  down_broker_ = std::make_unique<SimBroker>(dice_.get(), result_.model, opt_.consumers, 3, kVisibilityTimeoutMs);
+  relay_dice_ = std::make_unique<RelayDice>(&env_);
+  const outbox::RelayOptions ro = SimRelayOptions(draws);
+  SimRelayWorld world{db_.get(), dice_.get(), relay_dice_.get(), &db_down_until_ms_, down_broker_.get(),
+                      downstream_->relay_marks_before_publishing};
+  for (int64_t n = draws.Range(1, 2); n > 0; --n) relays_.push_back(std::make_unique<SimRelay>(world, ro));
+  for (auto& relay : relays_) {
+    // While one relay's publish outlives its claim, the others keep stepping.
+    relay->SetMeanwhile([this, self = relay.get()] {
+      for (auto& other : relays_)
+        if (other.get() != self && !other->busy()) other->Step();
+    });
+  }
+  for (int i = 0; i < opt_.consumers; ++i) {
+    Consumer c;
+    c.index = i;
+    c.downstream = true;
+    consumers.push_back(std::move(c));
+    Start(consumers.back());
+  }
+}
+
+bool Run::StepRelays() {
+  bool progressed = false;
+  const size_t first = relays_.empty() ? 0 : static_cast<size_t>(env_.Range(0, static_cast<int64_t>(relays_.size()) - 1));
+  for (size_t k = 0; k < relays_.size(); ++k) progressed |= relays_[(first + k) % relays_.size()]->Step() > 0;
+  return progressed;
+}
+
+// The earliest time something becomes deliverable or due (0 if nothing waits).
+int64_t Run::NextEventMs() {
+  int64_t next = broker_->NextEventMs();
+  auto consider = [&](int64_t t) {
+    if (t > 0 && (next == 0 || t < next)) next = t;
+  };
+  if (down_broker_) {
+    consider(down_broker_->NextEventMs());
+    if (auto due = NextOutboxDueMs(*db_)) consider(*due);
+  }
+  return next;
+}
+
 SimResult Run::Go() {
   result_.seed = opt_.seed;
   plan_ = FaultPlan::Swarm(env_);
@@ -172,24 +232,30 @@ SimResult Run::Go() {
     popt_.retry.ladder_ms = kRocketLadder;
     popt_.retry.max_attempts = kRocketMaxReconsume;
   }
+  downstream_ = workload_->Downstream();
   std::vector<Consumer> consumers(opt_.consumers);
   for (int i = 0; i < opt_.consumers; ++i) {
     consumers[i].index = i;
     Start(consumers[i]);
   }
+  if (downstream_) StartChain(consumers);
+  const int actors = static_cast<int>(consumers.size());
 
   const int64_t t0 = env_.NowMs();
   int quiet_rounds_after_publish = 0;
   for (int round = 0; round < kMaxRounds; ++round) {
     PublishSome();
     const bool all_published = next_event_ == events_.size() && resends_.empty();
-    if (all_published && ++quiet_rounds_after_publish == 50) dice_->Disable();  // drain: no new faults
+    if (all_published && ++quiet_rounds_after_publish == 50) {  // drain: no new faults
+      dice_->Disable();
+      if (relay_dice_) relay_dice_->Disable();
+    }
 
     bool progressed = false;
-    const int first = static_cast<int>(env_.Range(0, opt_.consumers - 1));
-    for (int k = 0; k < opt_.consumers; ++k) {
-      Consumer& c = consumers[(first + k) % opt_.consumers];
-      if (dice_->Roll(Fault::kRebalance)) broker_->Rebalance();
+    const int first = static_cast<int>(env_.Range(0, actors - 1));
+    for (int k = 0; k < actors; ++k) {
+      Consumer& c = consumers[(first + k) % actors];
+      if (dice_->Roll(Fault::kRebalance)) BrokerOf(c).Rebalance();
       if (dice_->Roll(Fault::kClockJump)) env_.JumpWallClock(env_.Range(-5'000, 120'000));
       PlanCrash(*c.life);
       kafka_poll_overrun_ = false;
@@ -198,26 +264,34 @@ SimResult Run::Go() {
       c.life->planned = CrashPoint::kNone;
       if (c.life->crashed) {
         result_.crashes++;
-        broker_->Crash(c.index);
+        BrokerOf(c).Crash(c.index);
         Start(c);
       }
-      if (kafka_poll_overrun_ && result_.model == DeliveryModel::kKafka) broker_->Rebalance();
+      if (kafka_poll_overrun_ && result_.model == DeliveryModel::kKafka) BrokerOf(c).Rebalance();
     }
+    progressed |= StepRelays();
     env_.Advance(env_.Range(1, 50));
     if (!progressed) {
-      if (all_published && broker_->Drained()) {
+      const bool chain_drained = !down_broker_ || (down_broker_->Drained() && !NextOutboxDueMs(*db_));
+      if (all_published && broker_->Drained() && chain_drained) {
         result_.drained = true;
         break;
       }
-      const int64_t next = broker_->NextEventMs();
+      const int64_t next = NextEventMs();
       env_.Advance(next > env_.NowMs() ? next - env_.NowMs() : 1'000);
     }
   }
   result_.sim_time_ms = env_.NowMs() - t0;
-  result_.deliveries = broker_->deliveries();
+  result_.deliveries = broker_->deliveries() + (down_broker_ ? down_broker_->deliveries() : 0);
+  for (const auto& relay : relays_) result_.crashes += relay->crashes();
+  if (relay_dice_)
+    for (int f = 0; f < kRelayFaultCount; ++f)
+      result_.relay_faults[RelayFaultName(static_cast<RelayFault>(f))] = relay_dice_->fired()[f];
   if (!result_.drained) result_.report.Fail("liveness", "the run did not drain within the round limit");
   consumers.clear();
+  relays_.clear();
   workload_->Check(*db_, *broker_, events_, result_.report);
+  if (down_broker_) workload_->CheckDownstream(*db_, *down_broker_, result_.report);
   return result_;
 }
 
@@ -230,6 +304,7 @@ SimResult RunSimulation(const SimOptions& options, const WorkloadFactory& worklo
 
 std::string ReplayCommand(const SimResult& r, const SimOptions& options) {
   std::string cmd = "idem sim --seed " + std::to_string(r.seed) + " --events " + std::to_string(options.events);
+  if (!options.workload.empty()) cmd += " --workload " + options.workload;
   if (!options.protection) cmd += " --protection off";
   return cmd;
 }

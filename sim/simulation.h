@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@ struct SimOptions {
   int events = 150;                    // business events published per run
   int consumers = 2;
   bool keep_trace = false;             // keep every decision line (for --trace)
+  std::string workload;                // named in the replay command; empty: the default one
 };
 
 struct SimResult {
@@ -35,6 +37,8 @@ struct SimResult {
   uint64_t digest = 0;  // hash of every decision, in order: equal seeds give equal digests
   int64_t deliveries = 0, first = 0, duplicate = 0, conflict = 0, retried = 0, parked = 0, released = 0;
   int64_t crashes = 0;
+  // Workloads with an outbox chain: how often each of the relay's faults fired (every one listed).
+  std::map<std::string, int64_t> relay_faults;
   int64_t sim_time_ms = 0;
   std::vector<std::string> trace;
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,16 @@ struct CheckReport {
   }
 };
 
+// A second consumer group behind idem, fed by the outbox: the rows the first
+// group's handlers emitted (HandlerContext::Emit) are published by the real
+// relay into a broker of their own and consumed by these handlers.
+struct DownstreamStage {
+  std::vector<HandlerSpec> handlers;
+  // The knobs below break the chain on purpose, so tests prove the checkers see it.
+  bool guard = true;                            // false: the downstream guard is off
+  bool relay_marks_before_publishing = false;   // a crashing relay then loses its batch
+};
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -49,6 +60,11 @@ class Workload {
   // After the run drained: read the database and the broker's terminal queue.
   virtual void Check(Store& store, const SimBroker& broker, const std::vector<Event>& events,
                      CheckReport& report) = 0;
+
+  // Workloads whose handlers emit: the downstream group. Called once, after Setup.
+  virtual std::optional<DownstreamStage> Downstream() { return std::nullopt; }
+  // After Check, with the broker the relay published into.
+  virtual void CheckDownstream(Store&, const SimBroker& /*downstream*/, CheckReport&) {}
 };
 
 }  // namespace idem::sim

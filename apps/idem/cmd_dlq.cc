@@ -1,13 +1,18 @@
-// idem dlq list / show / replay / purge: the terminal queue console.
+// idem dlq list / show / replay / purge / audit: the terminal queue console.
 // Replay sends messages back through the main queue, so every guard applies
-// again; replay and purge write an audit row naming the actor.
+// again; replay and purge write a row to idem_audit in the store naming who
+// did it — an operator checked against the configuration, or the OS account —
+// through the same code as the browser console (console/audited_change.h).
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli_checks.h"
 #include "cli_util.h"
+#include "console/audited_change.h"
+#include "console/command_line_identity.h"
 #include "json_out.h"
+#include "service/config.h"
 
 namespace idem::cli {
 namespace {
@@ -41,8 +46,42 @@ struct DlqArgs {
   std::vector<int64_t> ids;
   bool all = false;
   bool yes = false;
-  std::string actor;
+  std::string config;  // the file idem run reads: broker, store and operators
+  std::string store;   // where the audit lives, instead of the config's [store]
+  int64_t before = 0;  // dlq audit: only rows older than this id
 };
+
+// --config fills what the command line left out; the command line wins.
+struct Resolved {
+  std::optional<service::ServiceConfig> config;
+  std::string store;
+};
+
+Resolved Resolve(DlqArgs& a) {
+  Resolved r;
+  if (!a.config.empty()) {
+    auto c = service::LoadConfig(a.config);
+    if (!c.ok()) throw CliError(c.status().message(), 2);
+    r.config = std::move(*c);
+    if (a.queue.empty()) a.queue = r.config->broker_url;
+    r.store = r.config->store_url;
+  }
+  if (!a.store.empty()) r.store = a.store;
+  return r;
+}
+
+void RequireQueue(const DlqArgs& a) {
+  if (a.queue.empty()) throw CliError("name the queue: --queue FILE_OR_URL, or --config FILE (its [broker] url)", 2);
+}
+
+std::unique_ptr<Store> OpenAuditStoreOrDie(const Resolved& r, const char* verb) {
+  if (r.store.empty())
+    throw CliError(std::string("dlq ") + verb + " is audited in the store: pass --config FILE (the one idem run "
+                   "reads) or --store URL", 2);
+  auto store = OpenStore(r.store, Env::Default());
+  if (!store.ok()) throw CliError("cannot open the audit store '" + RedactUrl(r.store) + "': " + store.status().ToString());
+  return std::move(*store);
+}
 
 // The broker's dead-letter console; a broker without one is an error that says so.
 DeadLetters& ConsoleOf(Broker& q, const DlqArgs& a) {
@@ -136,34 +175,87 @@ void RequireAllChanged(int64_t n, const DlqArgs& a, const std::vector<int64_t>& 
                  ")");
 }
 
-void Replay(const DlqArgs& a) {
-  auto ids = Targets(a, "replay");
+// Replay and purge share everything but the verb: identify, check, apply audited.
+int64_t ApplyChange(DlqArgs& a, console::DeadLetterAction action, const std::vector<int64_t>& ids) {
+  const char* verb = console::ActionName(action);
+  const Resolved r = Resolve(a);
+  RequireQueue(a);
   auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
   DeadLetters& dead = ConsoleOf(*q, a);
-  RequireAllExist(dead, a, ids, "nothing was replayed");
-  auto n = dead.Replay(ids, ResolveActor(a.actor));
-  if (!n.ok()) throw CliError("replay failed, nothing was moved: " + n.status().ToString());
-  if (a.json) std::cout << DumpLine(ChangeJson("replayed", *n, a, ids)) << "\n";
-  else if (*n > 0 || a.all)
-    std::cout << "replayed " << *n << " message(s) into the main queue; every guard applies again\n";
-  RequireAllChanged(*n, a, ids, "replayed");
+  auto who = console::CommandLineIdentity(r.config ? &r.config->console : nullptr);
+  if (!who.ok()) throw CliError(who.status().message(), 2);
+  if (who->role != console::Role::kOperator)
+    throw CliError("operator \"" + who->name + "\" has the read-only role and may not " + verb +
+                   " dead letters (see [[console.operator]] role in " + a.config + ")", 2);
+  std::unique_ptr<Store> store = OpenAuditStoreOrDie(r, verb);
+  auto audit = console::AuditLog::Open(store.get());
+  if (!audit.ok()) throw CliError(audit.status().message());
+  const std::string nothing = action == console::DeadLetterAction::kReplay ? "nothing was replayed" : "nothing was purged";
+  RequireAllExist(dead, a, ids, nothing.c_str());
+  auto n = console::ApplyAudited(dead, *audit, *who, {action, ids, RedactUrl(a.queue)}, Env::Default());
+  if (!n.ok()) throw CliError(std::string(verb) + " failed: " + n.status().ToString());
+  return *n;
 }
 
-void Purge(const DlqArgs& a) {
+void Replay(DlqArgs& a) {
+  auto ids = Targets(a, "replay");
+  const int64_t n = ApplyChange(a, console::DeadLetterAction::kReplay, ids);
+  if (a.json) std::cout << DumpLine(ChangeJson("replayed", n, a, ids)) << "\n";
+  else if (n > 0 || a.all)
+    std::cout << "replayed " << n << " message(s) into the main queue; every guard applies again\n";
+  RequireAllChanged(n, a, ids, "replayed");
+}
+
+void Purge(DlqArgs& a) {
   auto ids = Targets(a, "purge");
   if (a.all && !a.yes) throw CliError("dlq purge --all deletes every dead letter for good; add --yes to confirm", 2);
-  auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
-  DeadLetters& dead = ConsoleOf(*q, a);
-  RequireAllExist(dead, a, ids, "nothing was purged");
-  auto n = dead.Purge(ids, ResolveActor(a.actor));
-  if (!n.ok()) throw CliError("purge failed, nothing was deleted: " + n.status().ToString());
-  if (a.json) std::cout << DumpLine(ChangeJson("purged", *n, a, ids)) << "\n";
-  else if (*n > 0 || a.all) std::cout << "purged " << *n << " dead letter(s)\n";
+  const int64_t n = ApplyChange(a, console::DeadLetterAction::kPurge, ids);
+  if (a.json) std::cout << DumpLine(ChangeJson("purged", n, a, ids)) << "\n";
+  else if (n > 0 || a.all) std::cout << "purged " << n << " dead letter(s)\n";
+  RequireAllChanged(n, a, ids, "purged");
+}
 
-  RequireAllChanged(*n, a, ids, "purged");
+// The audit trail of replays and purges, newest first.
+void Audit(DlqArgs& a) {
+  const Resolved r = Resolve(a);
+  std::unique_ptr<Store> store = OpenAuditStoreOrDie(r, "audit");
+  auto audit = console::AuditLog::Open(store.get());
+  if (!audit.ok()) throw CliError(audit.status().message());
+  auto rows = audit->List(a.limit, a.before);
+  if (!rows.ok()) throw CliError("cannot read the audit: " + rows.status().ToString());
+  if (a.json) {
+    for (const console::AuditEntry& e : *rows)
+      std::cout << DumpLine({{"id", IdString(e.id)},
+                             {"at", FormatTimeMs(e.at_ms)},
+                             {"operator", e.operator_name},
+                             {"authenticated_by", e.authenticated_by},
+                             {"action", e.action},
+                             {"broker", e.broker},
+                             {"dead_letter_ids", e.dead_letter_ids},
+                             {"changed", e.changed},
+                             {"outcome", e.outcome}})
+                << "\n";
+    return;
+  }
+  if (rows->empty()) {
+    std::cout << "no replay or purge has been audited in this store\n";
+    return;
+  }
+  std::printf("%-6s %-24s %-16s %-22s %-7s %-8s %-7s %s\n", "ID", "AT", "OPERATOR", "AUTHENTICATED BY", "ACTION",
+              "CHANGED", "OUTCOME", "DEAD LETTERS");
+  for (const console::AuditEntry& e : *rows)
+    std::printf("%-6lld %-24s %-16s %-22s %-7s %-8lld %-7s %s\n", static_cast<long long>(e.id),
+                FormatTimeMs(e.at_ms).c_str(), e.operator_name.c_str(), e.authenticated_by.c_str(), e.action.c_str(),
+                static_cast<long long>(e.changed), e.outcome.c_str(), e.dead_letter_ids.c_str());
+  if (rows->size() == a.limit) std::cout << "(older rows may follow: --before " << rows->back().id << ")\n";
 }
 
 }  // namespace
+
+// How replay and purge know who is acting (console/command_line_identity.h).
+static const std::string kWho =
+    "\nThe audit names you: IDEM_OPERATOR with IDEM_OPERATOR_SECRET checked against the\n"
+    "[[console.operator]] tables of --config, or else your OS account.";
 
 void AddDlqCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("dlq",
@@ -173,14 +265,24 @@ void AddDlqCommand(CLI::App& app) {
   auto a = std::make_shared<DlqArgs>();
   const CLI::Validator kId = IntegerIn(0, std::numeric_limits<int64_t>::max());
   auto common = [&](CLI::App* sub) {
-    sub->add_option("--queue", a->queue, "Queue file or broker URL; it must exist (nothing is created)")->required();
+    sub->add_option("--queue", a->queue, "Queue file or broker URL; it must exist (nothing is created)");
+    sub->add_option("--config", a->config,
+                    "The configuration idem run reads: its [broker] url when --queue is not given, its [store]\n"
+                    "for the audit, its [[console.operator]] tables for IDEM_OPERATOR");
+  };
+  auto audited = [&](CLI::App* sub) {
+    sub->add_option("--store", a->store, "The store that keeps the audit (idem_audit), instead of the config's [store]");
   };
   auto* list = cmd->add_subcommand("list", "List dead letters: id, topic, attempts, last failure, reason");
   common(list);
   list->add_option("--limit", a->limit, "At most this many")->capture_default_str()->transform(IntegerIn(1, 1'000'000));
   list->add_option("--after", a->after, "Only ids greater than this (paging)")->transform(kId);
   list->add_flag("--json", a->json, "One JSON object per line (id as a string; key, or key_base64 if not UTF-8)");
-  list->callback([a] { List(*a); });
+  list->callback([a] {
+    Resolve(*a);
+    RequireQueue(*a);
+    List(*a);
+  });
 
   auto* show = cmd->add_subcommand("show", "Show one dead letter with its body, headers and reason");
   common(show);
@@ -188,24 +290,38 @@ void AddDlqCommand(CLI::App& app) {
   show->add_flag("--json", a->json,
                  "Print one JSON object; the payload byte-exact: \"payload\" when it is UTF-8, else\n"
                  "\"payload_base64\" (\"payload_encoding\" says which)");
-  show->callback([a] { Show(*a); });
+  show->callback([a] {
+    Resolve(*a);
+    RequireQueue(*a);
+    Show(*a);
+  });
 
-  auto* replay = cmd->add_subcommand("replay", "Send dead letters back through the main queue");
+  auto* replay = cmd->add_subcommand("replay", "Send dead letters back through the main queue (audited: see dlq audit)" + kWho);
   common(replay);
   replay->add_option("ids", a->ids, "Dead letter ids (every one must exist, or nothing is replayed)")->transform(kId);
   replay->add_flag("--all", a->all, "Replay every dead letter");
   replay->add_flag("--json", a->json, "Print one JSON object: replayed (a count), ids (strings)");
-  replay->add_option("--actor", a->actor, "Who is replaying (audit); default $IDEM_ACTOR or $USER");
+  audited(replay);
   replay->callback([a] { Replay(*a); });
 
-  auto* purge = cmd->add_subcommand("purge", "Delete dead letters for good");
+  auto* purge = cmd->add_subcommand("purge", "Delete dead letters for good (audited: see dlq audit)" + kWho);
   common(purge);
   purge->add_option("ids", a->ids, "Dead letter ids (every one must exist, or nothing is purged)")->transform(kId);
   purge->add_flag("--all", a->all, "Delete every dead letter (needs --yes)");
   purge->add_flag("--json", a->json, "Print one JSON object: purged (a count), ids (strings)");
   purge->add_flag("--yes", a->yes, "Confirm --all");
-  purge->add_option("--actor", a->actor, "Who is purging (audit); default $IDEM_ACTOR or $USER");
+  audited(purge);
   purge->callback([a] { Purge(*a); });
+
+  auto* audit = cmd->add_subcommand("audit",
+                                    "List the audited replays and purges, newest first: who (and how they were\n"
+                                    "identified), when, what, which dead letters, the outcome");
+  audit->add_option("--config", a->config, "The configuration idem run reads (its [store] keeps the audit)");
+  audited(audit);
+  audit->add_option("--limit", a->limit, "At most this many")->capture_default_str()->transform(IntegerIn(1, 1'000'000));
+  audit->add_option("--before", a->before, "Only rows with ids below this (paging)")->transform(kId);
+  audit->add_flag("--json", a->json, "One JSON object per line");
+  audit->callback([a] { Audit(*a); });
 }
 
 }  // namespace idem::cli

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli_util.h"
+#include "console/console_server.h"
 #include "payments/service_handlers.h"
 #include "ops/metrics.h"
 #include "service/config.h"
@@ -74,6 +75,21 @@ int Serve(const RunArgs& a) {
                        {"consumers", groups}});
   service::Readiness readiness(config, env, &metrics);
   service::HttpEndpoint http(&metrics, &readiness);
+  std::unique_ptr<console::Console> console;
+  if (config.console.enabled) {
+    if (config.http_listen.empty())
+      throw CliError(config.path + ": [console] is served on the HTTP port: set [service] http_listen = \"HOST:PORT\"", 2);
+    auto opened = console::Console::Open(
+        {config.console, config.broker_url, config.store_url,
+         [&log](const std::string& event, const nlohmann::json& fields) { log.Info(event, fields); }},
+        env);
+    if (!opened.ok()) {
+      log.Error("start_failed", {{"error", opened.status().ToString()}});
+      throw CliError(opened.status().message(), 1);
+    }
+    console = std::move(*opened);
+    http.MountConsole(*console);
+  }
   if (!config.http_listen.empty()) {
     auto port = http.Start(config.http_listen);
     if (!port.ok()) {
@@ -82,7 +98,8 @@ int Serve(const RunArgs& a) {
     }
     log.Info("http_listening", {{"listen", config.http_listen},
                                 {"port", *port},
-                                {"paths", {"/metrics", "/healthz", "/readyz"}}});
+                                {"paths", console ? nlohmann::json{"/metrics", "/healthz", "/readyz", "/console/"}
+                                                  : nlohmann::json{"/metrics", "/healthz", "/readyz"}}});
   }
   (*svc)->Start(a.until_idle);
   const int code = service::Supervise(**svc, config, env, &log);

@@ -39,6 +39,7 @@ sim::SimOptions OptionsFor(const SimArgs& a, uint64_t seed) {
   o.events = a.events;
   o.protection = a.protection != "off";
   o.keep_trace = a.trace;
+  if (a.workload != kDefaultSimWorkload) o.workload = a.workload;
   if (!a.model.empty()) {
     sim::DeliveryModel m;
     // Checked at parse time (IsMember below); this runs on worker threads, where a throw would abort.
@@ -98,12 +99,14 @@ void Run(const SimArgs& a) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   sim::Coverage coverage;
+  std::map<std::string, int64_t> relay_faults;  // the outbox relay's (chain workload only)
   std::map<std::string, int64_t> per_checker;
   std::map<std::string, std::vector<std::string>> checker_names;
   int64_t deliveries = 0, duplicates = 0, crashes = 0;
   std::vector<const sim::SimResult*> failed;
   for (const sim::SimResult& r : results) {
     coverage.Add(r.coverage);
+    for (const auto& [fault, n] : r.relay_faults) relay_faults[fault] += n;
     for (const auto& [checker, v] : r.report.violations) per_checker[checker] += static_cast<int64_t>(v.size());
     deliveries += r.deliveries;
     duplicates += r.duplicate;
@@ -113,6 +116,8 @@ void Run(const SimArgs& a) {
   std::vector<std::string> never_fired;
   for (int f = 0; f < sim::kFaultCount; ++f)
     if (coverage.fired[f] == 0) never_fired.push_back(sim::FaultName(static_cast<sim::Fault>(f)));
+  for (const auto& [fault, n] : relay_faults)
+    if (n == 0) never_fired.push_back(fault);
   const bool coverage_required = a.require_coverage || count >= 1000;
 
   if (a.trace && a.seed) {
@@ -128,6 +133,7 @@ void Run(const SimArgs& a) {
     j["violations"] = per_checker;
     nlohmann::json cov;
     for (int f = 0; f < sim::kFaultCount; ++f) cov[sim::FaultName(static_cast<sim::Fault>(f))] = coverage.fired[f];
+    for (const auto& [fault, n] : relay_faults) cov[fault] = n;
     j["coverage"] = cov;
     j["never_fired"] = never_fired;
     j["deliveries"] = deliveries;
@@ -147,6 +153,7 @@ void Run(const SimArgs& a) {
     std::cout << "faults fired:\n";
     for (int f = 0; f < sim::kFaultCount; ++f)
       std::printf("  %-32s %lld\n", sim::FaultName(static_cast<sim::Fault>(f)), static_cast<long long>(coverage.fired[f]));
+    for (const auto& [fault, n] : relay_faults) std::printf("  %-32s %lld\n", fault.c_str(), static_cast<long long>(n));
     if (a.seed) std::cout << "digest " << results[0].digest << "\n";
     for (size_t i = 0; i < failed.size() && i < 10; ++i) {
       const sim::SimResult& r = *failed[i];
@@ -179,7 +186,8 @@ void AddSimCommand(CLI::App& app) {
       "Checkers: no duplicate effect, nothing lost, balances = flows, no legitimate message\n"
       "blocked, conflicts detected. A failing seed prints the command that replays it.\n"
       "Examples:  idem sim --seeds 10000        idem sim --seed 42 --trace\n"
-      "           idem sim --protection off      (the checkers must then find violations)");
+      "           idem sim --protection off      (the checkers must then find violations)\n"
+      "           idem sim --workload chain      (the outbox relay, killed between publish and mark)");
   cmd->add_option("--seeds", a->seeds, "How many seeds to run")
       ->capture_default_str()
       ->transform(IntegerIn(1, 100'000'000));

@@ -24,5 +24,6 @@ void AddReconcileCommand(CLI::App& app);
 void AddRunCommand(CLI::App& app);
 void AddRecordsCommand(CLI::App& app);
 void AddOutboxCommand(CLI::App& app);
+void AddConsoleCommand(CLI::App& app);
 
 }  // namespace idem::cli

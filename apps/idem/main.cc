@@ -42,6 +42,7 @@ int Run(int argc, char** argv) {
   idem::cli::AddRunCommand(app);
   idem::cli::AddRecordsCommand(app);
   idem::cli::AddOutboxCommand(app);
+  idem::cli::AddConsoleCommand(app);
   SetFooterEverywhere(&app);
   // CLI11 would answer an unknown command with "A subcommand is required".
   const std::string first = argc > 1 ? argv[1] : "";

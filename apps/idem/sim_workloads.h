@@ -10,7 +10,7 @@ namespace idem::cli {
 
 inline constexpr const char* kDefaultSimWorkload = "payments";
 std::vector<std::string> SimWorkloads();
-std::string SimWorkloadNames();  // "payments or ledger", for help texts
+std::string SimWorkloadNames();  // "payments, ledger or chain", for help texts
 // Throws CliError for an unknown name.
 sim::WorkloadFactory SimWorkloadFactory(const std::string& name);
 

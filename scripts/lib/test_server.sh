@@ -13,7 +13,11 @@ set_env_line() {
 }
 
 # The server's pid when the pid file names a live process.
-our_pid() { [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null && cat "$pidfile"; }
+# The server removes its pid file as it exits, so read it once, quietly.
+our_pid() {
+  local p
+  p="$(cat "$pidfile" 2>/dev/null)" && [ -n "$p" ] && kill -0 "$p" 2>/dev/null && echo "$p"
+}
 
 # Something listens on 127.0.0.1:$port.
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; }

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "console/secret_hash.h"
 #include "service/handler_config_reader.h"
 #include "service/toml_reader.h"
 
@@ -54,6 +55,31 @@ void ReadRetention(TableReader t, ServiceConfig& c) {
   t.Finish();
 }
 
+// [console] and its [[console.operator]] tables: who may log in, with which role.
+void ReadConsole(TableReader t, ServiceConfig& c) {
+  console::ConsoleConfig& k = c.console;
+  k.enabled = true;
+  k.session_ttl_ms = t.Int("session_ttl_ms", k.session_ttl_ms, 60'000, 7 * kDayMs);
+  for (TableReader& o : t.TableArray("operator")) {
+    console::OperatorConfig op;
+    op.where = o.Where();
+    op.name = o.RequiredString("name", "the operator's login name, recorded in the audit");
+    op.role = o.Choice("role", "read-only", {"read-only", "operator"}) == "operator" ? console::Role::kOperator
+                                                                                    : console::Role::kReadOnly;
+    op.secret_hash = o.RequiredString("secret_hash", "the output of `idem console hash-secret`");
+    if (std::string why = console::CheckHashFormat(op.secret_hash); !why.empty())
+      o.Fail(o.Node("secret_hash"), o.name() + " secret_hash is not usable: " + why +
+                                        "; make one with `idem console hash-secret` (it reads the secret on stdin)");
+    if (const console::OperatorConfig* first = k.Find(op.name))
+      throw ConfigError(op.where + ": operator \"" + op.name + "\" is declared already at " + first->where);
+    o.Finish();
+    k.operators.push_back(std::move(op));
+  }
+  if (k.operators.empty())
+    t.Fail(nullptr, "[console] needs at least one [[console.operator]] with name, role and secret_hash");
+  t.Finish();
+}
+
 ConsumerConfig ReadConsumer(TableReader t, const std::vector<StateMachineConfig>& machines) {
   ConsumerConfig k;
   k.where = t.Where();
@@ -87,6 +113,7 @@ ServiceConfig Read(const toml::table& root, const std::string& path) {
   if (auto f = t.Table("fast_filter")) ReadFastFilter(*f, c);
   if (auto s = t.Table("service")) ReadServiceTable(*s, c);
   if (auto r = t.Table("retention")) ReadRetention(*r, c);
+  if (auto k = t.Table("console")) ReadConsole(*k, c);
   for (TableReader& m : t.TableArray("state_machine")) {
     c.state_machines.push_back(ReadStateMachine(m));
     for (size_t j = 0; j + 1 < c.state_machines.size(); ++j)

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "console/console_config.h"
 #include "idem/fast_filter.h"
 #include "idem/status.h"
 #include "service/handler_config.h"
@@ -69,6 +70,7 @@ struct ServiceConfig {
   bool log_decisions = true;                  // one JSON line per message outcome; default true
 
   RetentionConfig retention;
+  console::ConsoleConfig console;             // [console]: the dead-letter console on http_listen; off by default
   std::vector<StateMachineConfig> state_machines;  // [[state_machine]]: for transition steps
   std::vector<ConsumerConfig> consumers;      // at least one
 };

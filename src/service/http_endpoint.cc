@@ -4,15 +4,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "console/console_server.h"
+
 namespace idem::service {
 
 HttpEndpoint::HttpEndpoint(ops::ServiceMetrics* metrics, Readiness* readiness)
     : metrics_(metrics), readiness_(readiness), server_(std::make_unique<httplib::Server>()) {
+  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  if (!metrics_ || !readiness_) return;
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     readiness_->Check();
     res.set_content(metrics_->Scrape(), "text/plain; version=0.0.4; charset=utf-8");
   });
-  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     const ReadinessReport r = readiness_->Check();
     nlohmann::json body{{"ready", r.ready()},
@@ -24,6 +27,8 @@ HttpEndpoint::HttpEndpoint(ops::ServiceMetrics* metrics, Readiness* readiness)
 }
 
 HttpEndpoint::~HttpEndpoint() { Stop(); }
+
+void HttpEndpoint::MountConsole(console::Console& console) { console.Mount(*server_); }
 
 Result<int> HttpEndpoint::Start(const std::string& listen) {
   const size_t colon = listen.rfind(':');

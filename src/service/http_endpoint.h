@@ -5,6 +5,10 @@
 //   GET /healthz   200 "ok" while the process serves requests
 //   GET /readyz    200 when the broker and the store answer and the schema is
 //                  current, else 503; the JSON body says what failed
+//   /console/…     the dead-letter console, when mounted (console/console_server.h)
+//
+// Without metrics and readiness (null) only /healthz and the console are served
+// (`idem console` on its own).
 //
 // Thread safety: Start and Stop on one thread; requests run on the server's own.
 #pragma once
@@ -22,6 +26,9 @@
 namespace httplib {
 class Server;
 }
+namespace idem::console {
+class Console;
+}
 
 namespace idem::service {
 
@@ -33,6 +40,8 @@ class HttpEndpoint {
   // Binds `listen` ("HOST:PORT"; port 0 picks a free one) and serves in a thread.
   // Returns the bound port, or Unavailable naming the address.
   Result<int> Start(const std::string& listen);
+  // Serves `console` under /console too. Call before Start; it must outlive Stop.
+  void MountConsole(console::Console& console);
   void Stop();
 
  private:

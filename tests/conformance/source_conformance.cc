@@ -277,6 +277,7 @@ TEST_P(SourceConformance, ARejectedMessageIsParkedWithoutBeingDelivered) {
   EXPECT_EQ(dead[0].id, *id);
   EXPECT_EQ(dead[0].message.payload, "not json");
   EXPECT_EQ(dead[0].reason, "payload is not valid JSON (line 3)");
+  EXPECT_EQ(dead[0].attempts, 0) << "the handler never ran";
 }
 
 TEST_P(SourceConformance, ReplaySendsADeadLetterBackThroughTheQueueMarkedAsReplayed) {

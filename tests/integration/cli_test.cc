@@ -2,6 +2,8 @@
 // non-zero exit, nothing is lost (rejected lines are parked byte-exact), and the
 // terminal-queue console lists, shows, replays and purges.
 #include <gtest/gtest.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -16,9 +18,12 @@ namespace {
 
 using namespace idem::testing;
 
+std::string OsAccount() { return getpwuid(geteuid())->pw_name; }
+
 class CliTest : public ::testing::Test {
  protected:
   std::string Queue() const { return dir_.File("q.db"); }
+  std::string AuditStore() const { return "sqlite:" + dir_.File("audit.db"); }
   TempDir dir_;
 };
 
@@ -101,7 +106,7 @@ TEST_F(CliTest, DlqListShowReplayPurge) {
 
   r = Idem({"dlq", "replay", "--queue", Queue()});
   EXPECT_EQ(r.exit_code, 2) << "neither ids nor --all";
-  r = Idem({"dlq", "replay", "--queue", Queue(), std::to_string(first_id), "--actor", "alice"});
+  r = Idem({"dlq", "replay", "--queue", Queue(), std::to_string(first_id), "--store", AuditStore()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("replayed 1"), std::string::npos);
 
@@ -113,11 +118,27 @@ TEST_F(CliTest, DlqListShowReplayPurge) {
 
   r = Idem({"dlq", "purge", "--queue", Queue(), "--all"});
   EXPECT_EQ(r.exit_code, 2) << "purging everything needs --yes";
-  r = Idem({"dlq", "purge", "--queue", Queue(), "--all", "--yes", "--actor", "bob"});
+  r = Idem({"dlq", "purge", "--queue", Queue(), "--all", "--yes", "--store", AuditStore()});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("purged 1"), std::string::npos);
   r = Idem({"dlq", "list", "--queue", Queue()});
   EXPECT_NE(r.out.find("empty"), std::string::npos);
+
+  // Both changes are in the audit, newest first, under the OS account that ran them.
+  r = Idem({"dlq", "audit", "--store", AuditStore(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<nlohmann::json> audit;
+  std::istringstream audit_lines(r.out);
+  for (std::string line; std::getline(audit_lines, line);) audit.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(audit.size(), 2u) << r.out;
+  EXPECT_EQ(audit[0]["action"], "purge");
+  EXPECT_EQ(audit[0]["dead_letter_ids"], "all");
+  EXPECT_EQ(audit[1]["action"], "replay");
+  EXPECT_EQ(audit[1]["dead_letter_ids"], std::to_string(first_id));
+  EXPECT_EQ(audit[1]["changed"], 1);
+  EXPECT_EQ(audit[1]["outcome"], "ok");
+  EXPECT_EQ(audit[1]["operator"], OsAccount());
+  EXPECT_EQ(audit[1]["authenticated_by"], "os account (uid " + std::to_string(geteuid()) + ")");
 }
 
 // A monitoring probe or an operator with a mistyped --queue must hear so: the
@@ -147,7 +168,7 @@ TEST_F(CliTest, ReplayOrPurgeOfAnIdThatDoesNotExistDoesNothingAndSaysSo) {
   const std::string real = nlohmann::json::parse(r.out)["id"].get<std::string>();
 
   for (const char* verb : {"replay", "purge"}) {
-    r = Idem({"dlq", verb, "--queue", Queue(), real, "424242", "--actor", "alice"});
+    r = Idem({"dlq", verb, "--queue", Queue(), real, "424242", "--store", AuditStore()});
     EXPECT_EQ(r.exit_code, 1) << verb << "\n" << r.err;
     EXPECT_NE(r.err.find("no dead letter with id 424242"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(std::string("nothing was ") + (verb[0] == 'r' ? "replayed" : "purged")), std::string::npos)
@@ -197,12 +218,12 @@ TEST_F(CliTest, JsonIdsAreStringsAndPayloadsComeBackByteExact) {
   EXPECT_EQ(shown["payload_encoding"], "utf-8");
   EXPECT_EQ(shown["payload"].get<std::string>(), utf8);
 
-  r = Idem({"dlq", "replay", "--queue", Queue(), good_id, "--json", "--actor", "alice"});
+  r = Idem({"dlq", "replay", "--queue", Queue(), good_id, "--json", "--store", AuditStore()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto replayed = nlohmann::json::parse(r.out);
   EXPECT_EQ(replayed["replayed"], 1);
   EXPECT_EQ(replayed["ids"], nlohmann::json::array({good_id}));
-  r = Idem({"dlq", "purge", "--queue", Queue(), bad_id, "--json", "--actor", "alice"});
+  r = Idem({"dlq", "purge", "--queue", Queue(), bad_id, "--json", "--store", AuditStore()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["purged"], 1);
 }

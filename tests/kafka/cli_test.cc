@@ -39,7 +39,7 @@ TEST_F(KafkaCli, PublishStatsAndTheDeadLetterConsole) {
   ASSERT_EQ(show.exit_code, 0) << show.out << show.err;
   EXPECT_NE(show.out.find("{\"amount\":3}"), std::string::npos) << show.out;
 
-  ProcessResult replay = Idem({"dlq", "replay", "--queue", url, id, "--actor", "cli-test"});
+  ProcessResult replay = Idem({"dlq", "replay", "--queue", url, id, "--store", "sqlite:" + dir_.File("audit.db")});
   ASSERT_EQ(replay.exit_code, 0) << replay.out << replay.err;
   EXPECT_NE(replay.out.find("replayed 1"), std::string::npos) << replay.out;
   ProcessResult after = Idem({"queue", "stats", "--queue", url, "--json"});
@@ -61,7 +61,7 @@ TEST_F(KafkaCli, PurgeSaysWhatALogCannotDo) {
   ProcessResult pub = Idem({"publish", "--queue", Url(), "--topic", "pay", "--key-fields", "payment_id"},
                            "{\"amount\":3}\n");
   ASSERT_EQ(pub.exit_code, 1) << pub.out << pub.err;
-  ProcessResult purge = Idem({"dlq", "purge", "--queue", Url(), "--all", "--yes"});
+  ProcessResult purge = Idem({"dlq", "purge", "--queue", Url(), "--all", "--yes", "--store", "sqlite:" + dir_.File("audit.db")});
   EXPECT_EQ(purge.exit_code, 1) << purge.out << purge.err;
   EXPECT_NE(purge.err.find("cannot delete one record"), std::string::npos) << purge.err;
   EXPECT_NE(purge.err.find("retention"), std::string::npos) << "purge on a log must say what happens instead: "

@@ -48,7 +48,7 @@ TEST_F(RabbitCli, PublishStatsAndTheDeadLetterConsole) {
   ASSERT_EQ(show.status, 0) << show.out;
   EXPECT_NE(show.out.find("{\"amount\":3}"), std::string::npos) << show.out;
 
-  CommandResult replay = Idem({"dlq", "replay", "--queue", url, id, "--actor", "cli-test"});
+  CommandResult replay = Idem({"dlq", "replay", "--queue", url, id, "--store", "sqlite:" + dir_.File("audit.db")});
   ASSERT_EQ(replay.status, 0) << replay.out;
   EXPECT_NE(replay.out.find("replayed 1"), std::string::npos) << replay.out;
 
@@ -60,7 +60,7 @@ TEST_F(RabbitCli, PublishStatsAndTheDeadLetterConsole) {
   EXPECT_EQ(Effects("P1"), 1);
   EXPECT_EQ(pipeline->counters().parked, 1);
 
-  CommandResult purge = Idem({"dlq", "purge", "--queue", url, "--all", "--yes", "--actor", "cli-test"});
+  CommandResult purge = Idem({"dlq", "purge", "--queue", url, "--all", "--yes", "--store", "sqlite:" + dir_.File("audit.db")});
   ASSERT_EQ(purge.status, 0) << purge.out;
   EXPECT_NE(purge.out.find("purged 1"), std::string::npos) << purge.out;
   CommandResult empty = Idem({"dlq", "list", "--queue", url});
@@ -92,7 +92,7 @@ TEST_F(RabbitCli, ReplayOfAnIdThatDoesNotExistMovesNothing) {
   CommandResult list = Idem({"dlq", "list", "--queue", url, "--json"});
   ASSERT_EQ(list.status, 0) << list.out;
   const std::string real = nlohmann::json::parse(list.out.substr(0, list.out.find('\n')))["id"];
-  CommandResult r = Idem({"dlq", "replay", "--queue", url, real, "12345", "--actor", "cli-test"});
+  CommandResult r = Idem({"dlq", "replay", "--queue", url, real, "12345", "--store", "sqlite:" + dir_.File("audit.db")});
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("no dead letter with id 12345: nothing was replayed"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("replayed 0"), std::string::npos) << r.out;

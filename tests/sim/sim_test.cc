@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "sim/ledger_workload.h"
+#include "sim/outbox_chain_workload.h"
 #include "sim/payments_workload.h"
 #include "sim/simulation.h"
+#include "describe_failure.h"
 #include "testing/test_util.h"
 
 namespace idem::sim {
@@ -22,15 +24,9 @@ WorkloadFactory Ledger() {
 WorkloadFactory Payments() {
   return [] { return std::make_unique<PaymentsWorkload>(); };
 }
-WorkloadFactory ByName(const std::string& name) { return name == "payments" ? Payments() : Ledger(); }
-
-std::string Describe(const SimResult& r, const SimOptions& o) {
-  std::ostringstream os;
-  os << "seed " << r.seed << " (" << ModelName(r.model) << (r.redis ? ", redis" : "") << "):";
-  for (const auto& [checker, v] : r.report.violations)
-    for (const std::string& what : v) os << "\n  " << checker << ": " << what;
-  os << "\n  replay: " << ReplayCommand(r, o);
-  return os.str();
+WorkloadFactory ByName(const std::string& name) {
+  if (name == "chain") return [] { return std::make_unique<ChainWorkload>(); };
+  return name == "payments" ? Payments() : Ledger();
 }
 
 // The payments service (the real handlers) and the ledger workload (whose only
@@ -66,7 +62,7 @@ TEST(SimTest, SavedRegressionSeedsStayFixed) {
     SimOptions o;
     std::string workload;
     in >> o.seed >> o.events >> workload;
-    ASSERT_TRUE(workload == "ledger" || workload == "payments") << line;
+    ASSERT_TRUE(workload == "ledger" || workload == "payments" || workload == "chain") << line;
     SimResult r = RunSimulation(o, ByName(workload));
     EXPECT_EQ(r.report.Total(), 0u) << Describe(r, o);
     ++n;
@@ -108,6 +104,16 @@ TEST(SimTest, CliExitsNonZeroWithProtectionOffAndZeroWithItOn) {
   auto on = testing::RunProcess({IDEM_CLI_PATH, "sim", "--seeds", "20"});
   EXPECT_EQ(on.exit_code, 0) << on.out << on.err;
   EXPECT_NE(on.out.find("no_duplicate_effect"), std::string::npos);
+}
+
+// A failing seed's replay must run the same workload, not the default one.
+TEST(SimTest, ReplayCommandNamesTheWorkload) {
+  auto off = testing::RunProcess(
+      {IDEM_CLI_PATH, "sim", "--workload", "ledger", "--seeds", "3", "--events", "40", "--protection", "off"});
+  EXPECT_EQ(off.exit_code, 1) << off.err;
+  EXPECT_NE(off.out.find("replay: idem sim --seed 1 --events 40 --workload ledger --protection off"),
+            std::string::npos)
+      << off.out;
 }
 
 }  // namespace

@@ -38,7 +38,12 @@ DeadLetter ToDeadLetter(const amqp_message_t& msg, const std::string& routing_ke
   const amqp_table_t& h = (p._flags & AMQP_BASIC_HEADERS_FLAG) ? p.headers : kEmpty;
   DeadLetter d;
   d.message = MessageFromAmqp(p, msg.body, routing_key, "");
-  d.attempts = AttemptOf(h, names);
+  // The handler runs stamped when it was parked, as the other brokers report
+  // them: 0 for a message rejected at publish, whose handler never ran.
+  // AttemptOf counts the delivery about to happen (at least 1); it stands in
+  // only for a message RabbitMQ dead-lettered itself, with no stamp.
+  const std::optional<int64_t> stamped = GetInt(h, kAttemptHeader);
+  d.attempts = stamped ? static_cast<int>(std::clamp<int64_t>(*stamped, 0, 1'000'000)) : AttemptOf(h, names);
   d.reason = GetString(h, kReasonHeader).value_or("");
   d.first_failed_ms = GetInt(h, kFirstFailedHeader).value_or(0);
   d.last_failed_ms = GetInt(h, kLastFailedHeader).value_or(d.first_failed_ms);

@@ -1,0 +1,36 @@
+// Replay and purge of dead letters, audited: the one code path behind the
+// browser console and `idem dlq replay/purge`, so both write the same rows.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "console/audit_log.h"
+#include "console/identity.h"
+#include "idem/dead_letters.h"
+#include "idem/env.h"
+
+namespace idem::console {
+
+enum class DeadLetterAction { kReplay, kPurge };
+const char* ActionName(DeadLetterAction action);  // "replay", "purge"
+
+struct ChangeRequest {
+  DeadLetterAction action = DeadLetterAction::kReplay;
+  std::vector<int64_t> ids;  // empty: every dead letter
+  std::string broker;        // the broker URL as the audit shows it (redacted)
+};
+
+// Writes the "started" audit row, replays or purges through `dead`, and records
+// the outcome. Refuses a read-only identity (nothing is written or changed).
+// Returns how many dead letters moved or were deleted. When the broker fails,
+// the row holds its error; when the audit row cannot be written, nothing is
+// changed.
+Result<int64_t> ApplyAudited(DeadLetters& dead, AuditLog& audit, const Identity& who, const ChangeRequest& change,
+                             Env* env);
+
+// "3,7,9", or "all" for an empty list.
+std::string IdList(const std::vector<int64_t>& ids);
+
+}  // namespace idem::console
