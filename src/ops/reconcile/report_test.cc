@@ -40,5 +40,20 @@ TEST(ReconcileReportTest, TheSummaryLineSaysWhatTheExitCodeMeans) {
   EXPECT_NE(text.find("DRY RUN"), std::string::npos);
 }
 
+// A second --apply finds every copy reversed before: it must not claim to have restored anything.
+TEST(ReconcileReportTest, AnApplyThatReversesNothingSaysNothingWasChanged) {
+  ReportContext ctx = Context();
+  ctx.apply = true;
+  ctx.operator_name = "alice";
+  ReconcileResult none;
+  none.applied = true;
+  const std::string text = TextReport(MinimalSpec(), none, ctx);
+  EXPECT_NE(text.find("APPLIED by alice at 0: nothing left to reverse, nothing was changed"), std::string::npos) << text;
+  EXPECT_EQ(text.find("balances restored"), std::string::npos) << text;
+  ReconcileResult one = none;
+  one.reversed_now = 1;
+  EXPECT_NE(TextReport(MinimalSpec(), one, ctx).find("1 reversal written, balances restored"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace idem::reconcile

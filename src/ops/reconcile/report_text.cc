@@ -71,6 +71,9 @@ std::string TextReport(const LedgerSpec& spec, const ReconcileResult& r, const R
                                      (ctx.period.empty() ? "" : ", compared with entries from " + ctx.period) + "\n";
   if (!ctx.apply)
     out += "DRY RUN: nothing was changed (--apply writes the reversals marked open)\n";
+  else if (r.reversed_now == 0)
+    out += "APPLIED by " + ctx.operator_name + " at " + ctx.format_time(ctx.at_ms) +
+           ": nothing left to reverse, nothing was changed\n";
   else
     out += "APPLIED by " + ctx.operator_name + " at " + ctx.format_time(ctx.at_ms) + ": " +
            Plural(r.reversed_now, "reversal", "reversals") + " written, balances restored, audit in " +
