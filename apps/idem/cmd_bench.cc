@@ -44,6 +44,10 @@ std::string CommandLine(const BenchArgs& a, const bench::BenchOptions& defaults)
   if (o.quick) c += " --quick";
   for (const std::string& url : o.store_urls) c += " --store-url " + url.substr(0, url.find("://") + 3) + "…";
   if (!o.redis_url.empty()) c += " --redis-url redis://…";
+  if (!o.rabbitmq_url.empty()) c += " --rabbitmq-url amqp://…";
+  if (!o.kafka_url.empty()) c += " --kafka-url " + (o.kafka_url.rfind("kafka://mock", 0) == 0 ? o.kafka_url : "kafka://…");
+  if (o.e2e_messages != defaults.e2e_messages) c += " --e2e-messages " + std::to_string(o.e2e_messages);
+  if (o.e2e_pairs != defaults.e2e_pairs) c += " --e2e-pairs " + std::to_string(o.e2e_pairs);
   if (o.messages != defaults.messages) c += " --messages " + std::to_string(o.messages);
   if (o.max_seconds != defaults.max_seconds) c += " --seconds " + Compact(o.max_seconds);
   if (o.paced_seconds != defaults.paced_seconds) c += " --paced-seconds " + Compact(o.paced_seconds);
@@ -79,6 +83,9 @@ void PrintSummary(const bench::BenchOutcome& b) {
                 (s.target.label + (s.target.redis_url.empty() ? "" : "+redis")).c_str(), s.idem_per_s,
                 s.naive_per_s, s.ceiling_per_s, s.idem_over_naive, s.idem_over_ceiling);
   }
+  for (const bench::EndToEndSummary& e : b.end_to_end)
+    std::printf("  %-18s end to end: idem %8.0f msg/s   raw %9.0f msg/s   idem/raw %.2f (%.2f–%.2f over %d pairs)\n",
+                e.broker.label.c_str(), e.idem_per_s, e.raw_per_s, e.ratio, e.ratio_min, e.ratio_max, e.pairs);
   std::cout << "  report: " << b.report_path << "\n";
   std::cout << "  plot:   " << (b.plot_path.empty() ? b.plot_note : b.plot_path) << "\n";
 }
@@ -170,6 +177,8 @@ void AddBenchCommand(CLI::App& app) {
       "  ceiling  the same effects in the same batches with no guard at all\n"
       "Throughput, publish-to-commit latency, peak memory, a batch-size sweep (1 … 1,000),\n"
       "random keys, a table with a history of payments, and the hot-path micro-benchmarks.\n"
+      "End to end: idem consuming from the embedded queue (and RabbitMQ, Kafka when given) against\n"
+      "each broker's raw poll-and-ack loop on the same messages, alternated, medians of the pairs.\n"
       "Every run is checked exactly-once from the database. Writes OUT/REPORT.md and\n"
       "OUT/throughput_vs_batch.png (gnuplot). Progress goes to stderr.\n"
       "Examples:  idem bench --quick              (under a minute)\n"
@@ -184,6 +193,19 @@ void AddBenchCommand(CLI::App& app) {
   cmd->add_option("--redis-url", a->options.redis_url,
                   "Put the Redis fast filter in front of idem and naive on the --store-url stores (keys are "
                   "prefixed idem-bench:)");
+  cmd->add_option("--rabbitmq-url", a->options.rabbitmq_url,
+                  "Also measure idem end to end on this RabbitMQ (amqp://…; a queue of its own per run) against a "
+                  "raw consume-and-ack loop");
+  cmd->add_option("--kafka-url", a->options.kafka_url,
+                  "Also measure idem end to end on Kafka, e.g. kafka://mock/pay.success (in-process) or "
+                  "kafka://HOST:PORT/TOPIC (a consumer group of its own per run), against a raw consume-and-commit "
+                  "loop");
+  cmd->add_option("--e2e-messages", a->options.e2e_messages,
+                  "Messages per end-to-end run (default 60000; quick 3000)")
+      ->transform(IntegerIn(1, 100'000'000));
+  cmd->add_option("--e2e-pairs", a->options.e2e_pairs,
+                  "Alternated raw/idem pairs per broker (default 3; quick 1; -1: no end-to-end rows)")
+      ->transform(IntegerIn(-1, 100));
   cmd->add_option("--work-dir", a->options.work_dir, "Folder for the SQLite files (default: a new folder in /var/tmp)");
   cmd->add_flag("--keep-work-dir", a->keep_work_dir, "Keep the work folder afterwards");
   cmd->add_option("--messages", a->options.messages, "Messages per throughput run (default 200000; quick 15000)")

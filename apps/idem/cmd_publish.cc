@@ -106,6 +106,10 @@ void Run(const PublishArgs& a) {
     m.topic = a.topic;
     m.payload = line;
     std::string why = Check(a, line, &m.key);
+    // The business key is also the message id (RabbitMQ's message-id, the
+    // embedded queue's id), so publishing a line again sends the same id: a
+    // consumer that is not idem and deduplicates on the id sees the copy.
+    m.id = m.key;
     if (!why.empty()) {
       flush();  // keep the queue in input order around the rejected line
       if (!queue->dead_letters())
@@ -144,13 +148,14 @@ void Run(const PublishArgs& a) {
 void AddPublishCommand(CLI::App& app) {
   auto args = std::make_shared<PublishArgs>();
   auto* cmd = app.add_subcommand("publish",
-                                 "Publish JSON lines (one message per line) to the embedded queue.\n"
+                                 "Publish JSON lines (one message per line) to a queue file or a broker URL\n"
+                                 "(amqp://…, kafka://…); the business key is sent as the message key and id.\n"
                                  "Each line must be a JSON object. Lines that are not, or that lack the key\n"
                                  "fields, or are too large, are parked in the terminal queue with the reason,\n"
                                  "and the command exits 1. Empty and whitespace-only lines are skipped and\n"
                                  "reported by line number (they hold nothing to publish or park). Example:\n"
                                  "  echo '{\"payment_id\":\"P1\",\"amount\":199}' | idem publish --queue q.db --topic pay --key-fields payment_id");
-  cmd->add_option("--queue", args->queue, "Queue file (created if missing)")->required();
+  cmd->add_option("--queue", args->queue, "Queue file (created if missing) or broker URL")->required();
   cmd->add_option("--topic", args->topic, "Topic of every message; consumers route on it")->required();
   cmd->add_option("--input", args->input, "File of JSON lines; '-' reads stdin")->capture_default_str();
   auto* kf = cmd->add_option("--key-fields", args->key_fields,

@@ -26,6 +26,9 @@ std::string NameOf(const RunSpec& s) {
   if (s.role == Role::kNoCopies) name += " no-copies";
   if (s.phase == Phase::kPaced) name += " paced@" + std::to_string(static_cast<int64_t>(s.rate_per_s)) + "/s";
   if (s.role == Role::kSoak) name += " soak";
+  if (s.role == Role::kEndToEnd)
+    name = s.broker_label + " end-to-end " + VariantName(s.variant) + " B=" + std::to_string(s.batch_size) + " #" +
+           std::to_string(s.repeat);
   return name;
 }
 
@@ -43,6 +46,36 @@ void BenchOptions::ApplyModeDefaults() {
   if (paced_seconds <= 0) paced_seconds = quick ? 1.5 : 5.0;
   if (soak_messages < 0) soak_messages = quick ? 0 : 1'000'000;
   if (micro_min_time_s == 0) micro_min_time_s = quick ? 0.01 : 0.2;
+  // Long enough that a run lasts seconds, not a few batches: the ratio of two
+  // runs of under a second swings with whatever else the machine does.
+  if (e2e_messages <= 0) e2e_messages = quick ? 3'000 : 60'000;
+  if (e2e_pairs == 0) e2e_pairs = quick ? 1 : 3;
+}
+
+std::vector<BrokerTarget> BrokerTargets(const BenchOptions& o) {
+  if (o.e2e_pairs < 0) return {};
+  std::vector<BrokerTarget> out{{"embedded", "queue"}, {"embedded-in-store", "queue-in-store"}};
+  if (!o.rabbitmq_url.empty()) out.push_back({"rabbitmq", o.rabbitmq_url});
+  if (!o.kafka_url.empty())
+    out.push_back({o.kafka_url.rfind("kafka://mock", 0) == 0 ? "kafka-mock" : "kafka", o.kafka_url});
+  return out;
+}
+
+std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& o, const BrokerTarget& broker) {
+  std::vector<RunSpec> runs;
+  const StoreTarget sqlite{"sqlite", "sqlite", "", ""};
+  for (int pair = 1; pair <= o.e2e_pairs; ++pair)
+    for (Variant v : {Variant::kRaw, Variant::kIdem}) {
+      RunSpec s = Base(o, sqlite, Role::kEndToEnd, v, o.batch_size);
+      s.messages = o.e2e_messages;
+      s.max_seconds = 0;  // every message comes back: the raw loop and idem do the same work
+      s.broker = broker.broker;
+      s.broker_label = broker.label;
+      s.repeat = pair;
+      s.rss_samples = 0;
+      runs.push_back(Named(s));
+    }
+  return runs;
 }
 
 std::vector<StoreTarget> StoreTargets(const BenchOptions& o) {

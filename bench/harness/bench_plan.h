@@ -9,6 +9,11 @@
 //   latency     paced at one common rate (half of naive's throughput) for all three,
 //               then idem and ceiling at half of idem's throughput
 // and once, on the first store, a soak run of idem whose memory is sampled.
+// End to end, for each broker (the embedded queue in a file of its own and in
+// the SQLite store's file; RabbitMQ and Kafka when given): idem consuming from
+// it into SQLite against the broker's raw poll+ack loop, alternated raw, idem,
+// raw, idem, … so that both see the same machine; the ratio is the median of
+// the pairs' ratios.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +41,10 @@ struct BenchOptions {
   int64_t soak_messages = -1;   // 0: no soak run
   double micro_min_time_s = 0;  // per micro-benchmark; < 0: skip them
   std::string only;             // run only the configurations whose name contains this (profiling)
+  std::string rabbitmq_url;     // end-to-end rows on RabbitMQ (a queue per run); "" for none
+  std::string kafka_url;        // end-to-end rows on Kafka, e.g. kafka://mock/pay.success; "" for none
+  int64_t e2e_messages = 0;     // per end-to-end run
+  int e2e_pairs = 0;            // raw/idem pairs per broker; < 0: no end-to-end rows
   void ApplyModeDefaults();
 };
 
@@ -50,6 +59,15 @@ struct StoreTarget {
 
 // SQLite, then one target per --store-url (labelled by scheme, with --redis-url).
 std::vector<StoreTarget> StoreTargets(const BenchOptions& options);
+
+struct BrokerTarget {
+  std::string label;   // embedded, embedded-in-store, rabbitmq, kafka-mock, kafka
+  std::string broker;  // RunSpec::broker
+};
+// The embedded queue twice (a file of its own, the store's file), then RabbitMQ and Kafka if given.
+std::vector<BrokerTarget> BrokerTargets(const BenchOptions& options);
+// raw, idem, raw, idem, … (e2e_pairs of each) on one broker, batch B, SQLite store.
+std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& options, const BrokerTarget& broker);
 
 // compare, sweep, random-keys and history runs of one store.
 std::vector<RunSpec> PlanThroughputRuns(const BenchOptions& options, const StoreTarget& store);

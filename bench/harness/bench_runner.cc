@@ -51,6 +51,41 @@ double MinPositive(double a, double b) {
   return std::min(a, b);
 }
 
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+EndToEndSummary SummariseEndToEnd(const BenchOutcome& b, const BrokerTarget& broker) {
+  EndToEndSummary e;
+  e.broker = broker;
+  std::vector<double> idem, raw, ratios;
+  for (int pair = 1; pair <= b.options.e2e_pairs; ++pair) {
+    const RunResult *i = nullptr, *r = nullptr;
+    for (const RunResult& run : b.runs)
+      if (run.spec.role == Role::kEndToEnd && run.spec.broker_label == broker.label && run.spec.repeat == pair)
+        (run.spec.variant == Variant::kRaw ? r : i) = &run;
+    if (Throughput(i) <= 0 || Throughput(r) <= 0) continue;
+    idem.push_back(i->msgs_per_s);
+    raw.push_back(r->msgs_per_s);
+    ratios.push_back(i->msgs_per_s / r->msgs_per_s);
+  }
+  e.pairs = static_cast<int>(ratios.size());
+  if (ratios.empty()) return e;
+  e.idem_per_s = Median(idem);
+  e.raw_per_s = Median(raw);
+  e.ratio = Median(ratios);
+  e.idem_min = *std::min_element(idem.begin(), idem.end());
+  e.idem_max = *std::max_element(idem.begin(), idem.end());
+  e.raw_min = *std::min_element(raw.begin(), raw.end());
+  e.raw_max = *std::max_element(raw.begin(), raw.end());
+  e.ratio_min = *std::min_element(ratios.begin(), ratios.end());
+  e.ratio_max = *std::max_element(ratios.begin(), ratios.end());
+  return e;
+}
+
 }  // namespace
 
 Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options) {
@@ -140,6 +175,11 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
     total += count_selected(planned.back()) + kLatencyRuns;
   }
   if (options.soak_messages > 0 && selected(PlanSoakRun(options, out.stores.front()))) total += 1;
+  std::vector<std::vector<RunSpec>> end_to_end;
+  for (const BrokerTarget& t : BrokerTargets(options)) {
+    end_to_end.push_back(PlanEndToEndRuns(options, t));
+    total += count_selected(end_to_end.back());
+  }
   size_t done = 0;
   auto run = [&](const RunSpec& spec) {
     if (!selected(spec)) return;
@@ -180,6 +220,11 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
     out.summaries.push_back(s);
   }
   if (options.soak_messages > 0) run(PlanSoakRun(options, out.stores.front()));
+  const std::vector<BrokerTarget> brokers = BrokerTargets(options);
+  for (size_t i = 0; i < brokers.size(); ++i) {
+    for (const RunSpec& spec : end_to_end[i]) run(spec);
+    out.end_to_end.push_back(SummariseEndToEnd(out, brokers[i]));
+  }
 
   if (options.micro_min_time_s > 0) {
     progress("micro-benchmarks (Google Benchmark) ...");
@@ -223,12 +268,22 @@ nlohmann::json ToJson(const BenchOutcome& b) {
         {"latency_high_rate_per_s", s.high_rate},
         {"batch_sweep_msgs_per_s", sweep}};
   }
+  json e2e = json::object();
+  for (const EndToEndSummary& e : b.end_to_end)
+    e2e[e.broker.label] = {{"pairs", e.pairs},
+                           {"idem_msgs_per_s", e.idem_per_s},
+                           {"raw_msgs_per_s", e.raw_per_s},
+                           {"idem_msgs_per_s_range", {e.idem_min, e.idem_max}},
+                           {"raw_msgs_per_s_range", {e.raw_min, e.raw_max}},
+                           {"idem/raw", e.ratio},
+                           {"idem/raw_range", {e.ratio_min, e.ratio_max}}};
   json runs = json::array();
   for (const RunResult& r : b.runs) runs.push_back(ToJson(r));
   json out = {{"mode", b.options.quick ? "quick" : "full"},
               {"all_exactly_once", b.all_exactly_once},
               {"ratios", ratios},
               {"stores", stores},
+              {"end_to_end", e2e},
               {"runs", runs},
               {"micro_benchmarks", ToJson(b.micro)},
               {"micro_error", b.micro_error},
@@ -242,6 +297,8 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                 {"history", b.options.history},
                 {"paced_seconds", b.options.paced_seconds},
                 {"soak_messages", b.options.soak_messages},
+                {"end_to_end_messages_per_run", b.options.e2e_messages},
+                {"end_to_end_pairs", b.options.e2e_pairs},
                 {"seed", b.options.seed}}},
               {"total_seconds", b.total_seconds},
               {"report", b.report_path},

@@ -30,12 +30,23 @@ struct StoreSummary {
   double common_rate = 0, high_rate = 0;  // offered rates of the latency runs, msg/s
 };
 
+// One broker's end-to-end row: idem against the broker's raw loop, from
+// alternated pairs of runs (medians; the spread is the lowest and highest pair).
+struct EndToEndSummary {
+  BrokerTarget broker;
+  int pairs = 0;  // pairs where both runs passed
+  double idem_per_s = 0, raw_per_s = 0;  // medians
+  double idem_min = 0, idem_max = 0, raw_min = 0, raw_max = 0;
+  double ratio = 0, ratio_min = 0, ratio_max = 0;  // idem / raw: median, lowest and highest pair
+};
+
 struct BenchOutcome {
   BenchOptions options;
   MachineInfo machine;
   std::vector<StoreTarget> stores;
   std::vector<RunResult> runs;
   std::vector<StoreSummary> summaries;
+  std::vector<EndToEndSummary> end_to_end;
   std::vector<MicroResult> micro;
   std::string micro_error;
   double total_seconds = 0;

@@ -9,6 +9,7 @@ namespace {
 Variant VariantFromName(const std::string& s) {
   if (s == "naive") return Variant::kNaive;
   if (s == "ceiling") return Variant::kCeiling;
+  if (s == "raw") return Variant::kRaw;
   return Variant::kIdem;
 }
 
@@ -34,7 +35,9 @@ json ToJson(const RunSpec& s) {
           {"duplicate_ratio", s.duplicate_ratio},
           {"keys", KeyOrderName(s.keys)},
           {"history", s.history},
-          {"seed", s.seed}};
+          {"seed", s.seed},
+          {"broker", s.broker_label},
+          {"repeat", s.repeat}};
 }
 
 json ToJson(const RunResult& r) {
@@ -89,6 +92,8 @@ RunResult RunResultFromJson(const json& j) {
   Get(j, "duplicate_ratio", &r.spec.duplicate_ratio);
   Get(j, "history", &r.spec.history);
   Get(j, "seed", &r.spec.seed);
+  Get(j, "broker", &r.spec.broker_label);
+  Get(j, "repeat", &r.spec.repeat);
   Get(j, "ok", &r.ok);
   Get(j, "error", &r.error);
   Get(j, "messages", &r.messages);

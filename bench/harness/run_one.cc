@@ -15,22 +15,13 @@
 #include "harness/bench_source.h"
 #include "harness/fast_filter_factory.h"
 #include "harness/process_memory.h"
+#include "harness/run_end_to_end.h"
 #include "harness/verify_run.h"
 #include "idem/pipeline.h"
 #include "core/pipeline_test_hooks.h"
 
 namespace idem::bench {
 namespace {
-
-std::string FileNameFor(const std::string& name) {
-  std::string out;
-  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-  return out;
-}
-
-void RemoveSqliteFiles(const std::string& path) {
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
-}
 
 // Everything one run holds; destroyed in reverse order.
 struct Rig {
@@ -73,17 +64,6 @@ PipelineOptions OptionsFor(const RunSpec& spec, const std::string& group) {
 int64_t MessagesOffered(const RunSpec& spec) {
   if (spec.phase == Phase::kSaturated) return spec.messages;
   return static_cast<int64_t>(std::ceil(spec.rate_per_s * spec.paced_seconds));
-}
-
-// A correct bench run acknowledges every message. Anything else (the store or
-// the fast filter down, a handler failing) would otherwise spin on redeliveries.
-Status CheckBatch(const BatchReport& b) {
-  if (!b.status.ok()) return b.status;
-  if (b.released + b.in_flight + b.retried + b.parked + b.conflict == 0) return Status::OK();
-  return Status::Unavailable("a batch did not acknowledge everything (" + std::to_string(b.released) + " released, " +
-                             std::to_string(b.in_flight) + " in flight, " + std::to_string(b.retried) + " retried, " +
-                             std::to_string(b.parked) + " parked, " + std::to_string(b.conflict) +
-                             " conflicts): is the store or Redis reachable?");
 }
 
 // Saturated: the source always has a backlog; stop when it is empty or the time cap passed.
@@ -136,7 +116,42 @@ Status RunPaced(const RunSpec& spec, Pipeline& pipeline, BenchSource& source, Pa
 
 }  // namespace
 
+PhaseMeter::PhaseMeter(RunResult* r) : r_(r) {
+  r->rss_start_kb = CurrentRssKb();
+  const CpuTimes cpu = ProcessCpuTimes();
+  user_s_ = cpu.user_s;
+  system_s_ = cpu.system_s;
+  written_ = BytesWritten();
+}
+
+void PhaseMeter::Stop() {
+  const CpuTimes cpu = ProcessCpuTimes();
+  r_->cpu_user_s = cpu.user_s - user_s_;
+  r_->cpu_system_s = cpu.system_s - system_s_;
+  r_->bytes_written = BytesWritten() - written_;
+}
+
+std::string FileNameFor(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return out;
+}
+
+void RemoveSqliteFiles(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::remove((path + suffix).c_str());
+}
+
+Status CheckBatch(const BatchReport& b) {
+  if (!b.status.ok()) return b.status;
+  if (b.released + b.in_flight + b.retried + b.parked + b.conflict == 0) return Status::OK();
+  return Status::Unavailable("a batch did not acknowledge everything (" + std::to_string(b.released) + " released, " +
+                             std::to_string(b.in_flight) + " in flight, " + std::to_string(b.retried) + " retried, " +
+                             std::to_string(b.parked) + " parked, " + std::to_string(b.conflict) +
+                             " conflicts): is the store or Redis reachable?");
+}
+
 RunResult RunOne(const RunSpec& spec) {
+  if (!spec.broker.empty()) return RunEndToEnd(spec);
   Env* env = Env::Default();
   RunResult r;
   r.spec = spec;
@@ -174,15 +189,10 @@ RunResult RunOne(const RunSpec& spec) {
   }
   r.setup_seconds = static_cast<double>(env->MonotonicMicros() - setup_start) / 1e6;
 
-  r.rss_start_kb = CurrentRssKb();
-  const CpuTimes cpu_before = ProcessCpuTimes();
-  const int64_t written_before = BytesWritten();
+  PhaseMeter meter(&r);
   s = spec.phase == Phase::kSaturated ? RunSaturated(spec, measured, *source, &r)
                                       : RunPaced(spec, measured, *source, stream, &r);
-  const CpuTimes cpu_after = ProcessCpuTimes();
-  r.cpu_user_s = cpu_after.user_s - cpu_before.user_s;
-  r.cpu_system_s = cpu_after.system_s - cpu_before.system_s;
-  r.bytes_written = BytesWritten() - written_before;
+  meter.Stop();
   const DecisionCounters& c = measured.counters();
   r.messages = source->counts().acked;
   r.unique = stream.unique();

@@ -9,6 +9,7 @@ const char* VariantName(Variant v) {
     case Variant::kIdem: return "idem";
     case Variant::kNaive: return "naive";
     case Variant::kCeiling: return "ceiling";
+    case Variant::kRaw: return "raw";
   }
   return "?";
 }
@@ -23,13 +24,15 @@ const char* RoleName(Role r) {
     case Role::kLatencyCommon: return "latency-common-rate";
     case Role::kLatencyHigh: return "latency-high-rate";
     case Role::kSoak: return "soak";
+    case Role::kEndToEnd: return "end-to-end";
+    case Role::kFilter: return "fast-filter";
   }
   return "?";
 }
 
 bool RoleFromName(const std::string& name, Role* out) {
   for (Role r : {Role::kCompare, Role::kSweep, Role::kRandomKeys, Role::kHistory, Role::kNoCopies, Role::kLatencyCommon,
-                 Role::kLatencyHigh, Role::kSoak})
+                 Role::kLatencyHigh, Role::kSoak, Role::kEndToEnd, Role::kFilter})
     if (name == RoleName(r)) {
       *out = r;
       return true;

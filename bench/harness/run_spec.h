@@ -10,6 +10,9 @@
 //   ceiling  batch_size B, the guard off (no records, no claims) and the oracle
 //            skipping the known copies: the same unique effects in the same
 //            batches, the most any guard could hope for
+//   raw      end-to-end runs only: the broker's own loop over the same messages
+//            (poll then acknowledge every message, no store, no guard), the
+//            most any consumer of that broker could hope for
 #pragma once
 
 #include <cstdint>
@@ -21,7 +24,7 @@
 
 namespace idem::bench {
 
-enum class Variant { kIdem, kNaive, kCeiling };
+enum class Variant { kIdem, kNaive, kCeiling, kRaw };
 const char* VariantName(Variant v);
 
 enum class Phase {
@@ -40,6 +43,8 @@ enum class Role {
   kLatencyCommon,  // paced at one rate every variant can sustain
   kLatencyHigh,    // paced at half of idem's saturated throughput
   kSoak,           // a long run whose resident memory is sampled
+  kEndToEnd,       // idem consuming from a real broker against that broker's raw loop
+  kFilter,         // idem with and without the fast filter, normal copies and a duplicate storm
 };
 const char* RoleName(Role r);
 bool RoleFromName(const std::string& name, Role* out);
@@ -63,6 +68,14 @@ struct RunSpec {
   int rss_samples = 10;          // RSS readings spread over the run
   uint64_t seed = 1;
   std::string work_dir;          // SQLite files are created here
+  // End-to-end runs: the broker the messages are published to before the clock
+  // starts, and consumed from while it runs. "" for the in-memory source;
+  // "queue" an embedded queue file of its own; "queue-in-store" the embedded
+  // queue in the SQLite store's own file; otherwise a broker URL (amqp://…,
+  // kafka://mock/…).
+  std::string broker;
+  std::string broker_label;      // for tables: embedded, embedded-in-store, rabbitmq, kafka-mock
+  int repeat = 0;                // end-to-end runs alternate raw and idem; this is the pair's number
 };
 
 struct LatencyStats {

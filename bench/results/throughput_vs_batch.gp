@@ -9,32 +9,32 @@ set xlabel 'batch size (messages per transaction)'
 set ylabel 'messages / s (log scale)'
 set xtics (1, 10, 100, 1000)
 $idem_0 << EOD
-1 1436.75
-10 8241.05
-100 19287.4
-1000 22315.4
+1 364.712
+10 12017.4
+100 10268.3
+1000 18779.2
 EOD
 $ceiling_0 << EOD
-1 1839.07
-10 13049.3
-100 37265.7
-1000 26257.4
+1 2466.37
+10 3273.56
+100 15186.1
+1000 32898.6
 EOD
 $idem_1 << EOD
-1 706.568
-10 1911.5
-100 1024.97
-1000 3291.37
+1 380.132
+10 749.778
+100 1737.2
+1000 4705.38
 EOD
 $ceiling_1 << EOD
-1 1482.26
-10 3457.2
-100 3279.67
-1000 2650.67
+1 573.239
+10 3805.1
+100 2593.29
+1000 4860.15
 EOD
 plot $idem_0 with linespoints lw 2 pt 7 dt 1 lc rgb '#1f77b4' title "idem, sqlite", \
      $ceiling_0 with linespoints lw 2 pt 6 dt 2 lc rgb '#1f77b4' title "ceiling (no guard), sqlite", \
-     1129.637221 with lines lw 1.5 dt 3 lc rgb '#1f77b4' title "naive (one message per transaction), sqlite", \
+     420.613289 with lines lw 1.5 dt 3 lc rgb '#1f77b4' title "naive (one message per transaction), sqlite", \
      $idem_1 with linespoints lw 2 pt 7 dt 1 lc rgb '#d62728' title "idem, postgres+redis", \
      $ceiling_1 with linespoints lw 2 pt 6 dt 2 lc rgb '#d62728' title "ceiling (no guard), postgres", \
-     660.503258 with lines lw 1.5 dt 3 lc rgb '#d62728' title "naive (one message per transaction), postgres+redis"
+     213.704412 with lines lw 1.5 dt 3 lc rgb '#d62728' title "naive (one message per transaction), postgres+redis"

@@ -8,6 +8,7 @@
 // broker's connections, so a Broker and its parts are used by one thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,10 +43,18 @@ class Broker {
   virtual Result<QueueStats> Stats() = 0;
 };
 
+// The prefetch for a consumer that takes batches of `batch_size`: three
+// batches, so the broker goes on delivering the next batch while this one
+// commits instead of waiting for its acks (on RabbitMQ, 2–3 batches measured
+// about a fifth faster than one). At most 65535 (RabbitMQ's limit).
+inline size_t PrefetchFor(size_t batch_size) {
+  return std::min<size_t>(std::max<size_t>(3 * batch_size, 1), 65'535);
+}
+
 struct BrokerOptions {
   std::vector<std::string> topics;         // consume only these (default: all the broker routes to us)
   int64_t visibility_timeout_ms = 30'000;  // embedded queue: lease per poll; default 30 s
-  size_t prefetch = 100;                   // RabbitMQ basic.qos / Kafka fetch bound; default 100
+  size_t prefetch = PrefetchFor(100);      // RabbitMQ basic.qos / Kafka fetch bound; default 300 (batches of 100)
   // false: the queue must exist already (for inspecting it: stats, the
   // dead-letter console): NotFound if it does not, and nothing is created or
   // declared. Default true: publishers and consumers create what they need.

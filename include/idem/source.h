@@ -75,4 +75,25 @@ class Source {
   virtual Status Abandon() = 0;
 };
 
+class StoreTx;
+
+// Optional, for a Source whose acknowledgements can be written through the
+// store's own transaction (the embedded queue in the store's SQLite file). The
+// pipeline then writes the acks of a batch's applied and duplicate messages
+// just before it commits: effects, records and acks commit together, in one
+// commit per batch, and nothing acknowledged is delivered again after a crash.
+// What is not acknowledged (retries, parks, releases) still goes to Settle.
+class SettlesInStoreTransaction {
+ public:
+  virtual ~SettlesInStoreTransaction() = default;
+  // Writes the acknowledgement of `messages` (from this Source's Poll, not yet
+  // settled) through `tx`. Returns false, having written nothing, when tx's
+  // database does not hold this Source's messages; the pipeline then settles
+  // through Settle as usual.
+  virtual Result<bool> AckInTransaction(StoreTx& tx, const std::vector<const Message*>& messages) = 0;
+  // The transaction that carried AckInTransaction(messages) committed: they are
+  // settled. (If it rolled back, the messages are still unsettled and go to Settle.)
+  virtual void AckCommitted(const std::vector<const Message*>& messages) = 0;
+};
+
 }  // namespace idem

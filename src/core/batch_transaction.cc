@@ -106,6 +106,8 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
   // One call for the batch (`outcomes` and the items are not touched again before it returns).
   if (guard_on_) IDEM_RETURN_IF_ERROR(tx.Complete(group, completions, env_->NowMs()));
 
+  if (before_commit_) IDEM_RETURN_IF_ERROR(before_commit_(tx, items, runnable, *outcomes));
+
   Status s = tx.Commit();
   if (s.IsInDoubt()) return ResolveInDoubt(items, runnable);
   return s;

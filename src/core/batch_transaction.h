@@ -32,6 +32,14 @@ class BatchTransaction {
   // No records: every runnable message runs its handler (PipelineTestHooks::TurnGuardOff).
   void TurnGuardOff() { guard_on_ = false; }
 
+  // Runs in the open transaction just before each COMMIT, with that run's
+  // outcomes (one per index in `runnable`; the items are not decided yet); an
+  // error rolls the run back. The pipeline writes a batch's acks here when the
+  // source can settle through the store's transaction.
+  using BeforeCommit = std::function<Status(StoreTx& tx, const std::vector<BatchItem>& items,
+                                            const std::vector<size_t>& runnable, const std::vector<Outcome>& outcomes)>;
+  void SetBeforeCommit(BeforeCommit hook) { before_commit_ = std::move(hook); }
+
  private:
   // One run. On OK, `outcomes` holds one outcome per index in `runnable`.
   Status RunOnce(std::vector<BatchItem>& items, const std::vector<size_t>& runnable, std::vector<Outcome>* outcomes);
@@ -46,6 +54,7 @@ class BatchTransaction {
   const PipelineOptions* opt_;
   DecisionCounters* counters_;
   bool guard_on_ = true;
+  BeforeCommit before_commit_;
 };
 
 }  // namespace idem

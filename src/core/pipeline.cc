@@ -10,12 +10,16 @@
 //            its handler run (core/batch_transaction); if the store fails, what
 //            is undecided is given back.
 //   Follow   in-batch copies take their primary's fate.
-//   Settle   one call to the source, mapping each message's outcome.
+//   Settle   one call to the source, mapping each message's outcome. A source
+//            that can settle through the store's transaction (the embedded
+//            queue in the store's file) has the acks written just before the
+//            COMMIT instead (core/acks_in_transaction), and only the rest here.
 //   Report   decisions and counters, once per message.
 #include "idem/pipeline.h"
 
 #include <algorithm>
 
+#include "core/acks_in_transaction.h"
 #include "core/batch_dedup.h"
 #include "core/batch_item.h"
 #include "core/batch_transaction.h"
@@ -29,7 +33,14 @@ namespace idem {
 class Pipeline::Impl {
  public:
   Impl(Source* source, Store* store, Env* env, PipelineOptions options)
-      : source_(source), env_(env), opt_(std::move(options)), store_phase_(store, env, &opt_, &counters_) {}
+      : source_(source), env_(env), opt_(std::move(options)), store_phase_(store, env, &opt_, &counters_) {
+    acks_in_tx_ = dynamic_cast<SettlesInStoreTransaction*>(source);
+    if (acks_in_tx_)
+      store_phase_.SetBeforeCommit([this](StoreTx& tx, const std::vector<BatchItem>& items,
+                                          const std::vector<size_t>& runnable, const std::vector<Outcome>& outcomes) {
+        return AckInTransaction(tx, items, runnable, outcomes);
+      });
+  }
 
   Status Register(HandlerSpec spec) {
     if (spec.topic.empty()) return Status::InvalidArgument("a handler needs a topic");
@@ -73,6 +84,8 @@ class Pipeline::Impl {
   // Returns false when the store failed (the undecided messages are given back).
   bool Store(std::vector<BatchItem>& items, int* transaction_tries, BatchReport* report);
   void ReleaseUndecided(std::vector<BatchItem>& items, Outcome::By by, const std::string& reason);
+  Status AckInTransaction(StoreTx& tx, const std::vector<BatchItem>& items, const std::vector<size_t>& runnable,
+                          const std::vector<Outcome>& outcomes);
   void Settle(const std::vector<BatchItem>& items, BatchReport* report);
   void Report(const std::vector<BatchItem>& items, int transaction_tries, BatchReport* report);
   int64_t Backoff();
@@ -85,6 +98,10 @@ class Pipeline::Impl {
   BatchTransaction store_phase_;
   int64_t unavailable_backoff_ms_ = 0;
   bool protection_ = true;  // PipelineTestHooks::TurnGuardOff
+  // The source, when it can acknowledge through the store's transaction; null
+  // once it said the store's database is not its own.
+  SettlesInStoreTransaction* acks_in_tx_ = nullptr;
+  std::vector<size_t> acked_in_tx_;  // items whose ack the committed transaction carried
 };
 
 void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {
@@ -102,6 +119,7 @@ bool Pipeline::Impl::Filter(std::vector<BatchItem>& items) {
 
 bool Pipeline::Impl::Store(std::vector<BatchItem>& items, int* transaction_tries, BatchReport* report) {
   Status s;
+  acked_in_tx_.clear();
   // A store that throws has failed like any other: the messages go back undecided,
   // and a redelivery meets the records, whatever landed.
   if (std::string thrown = ThrownBy([&] { s = store_phase_.Run(items, transaction_tries); }); !thrown.empty())
@@ -111,6 +129,7 @@ bool Pipeline::Impl::Store(std::vector<BatchItem>& items, int* transaction_tries
     unavailable_backoff_ms_ = 0;
     filter_.DecideFromVerdicts(items, opt_.lease_ms);
   } else {
+    acked_in_tx_.clear();  // rolled back with the transaction: still unsettled
     counters_.commit_failures++;
     // Nothing was decided for good (not even what the filter said): give the
     // messages back, held back by a growing delay so an outage does not turn
@@ -135,10 +154,42 @@ int64_t Pipeline::Impl::Backoff() {
   return unavailable_backoff_ms_;
 }
 
+Status Pipeline::Impl::AckInTransaction(StoreTx& tx, const std::vector<BatchItem>& items,
+                                        const std::vector<size_t>& runnable, const std::vector<Outcome>& outcomes) {
+  acked_in_tx_.clear();  // a run before this one (a transaction conflict) rolled back
+  if (!acks_in_tx_) return Status::OK();
+  std::vector<size_t> acked = AckedIfCommitted(items, runnable, outcomes);
+  std::vector<const Message*> messages;
+  messages.reserve(acked.size());
+  for (size_t i : acked) messages.push_back(items[i].msg);
+  Result<bool> wrote = false;
+  if (std::string thrown = ThrownBy([&] { wrote = acks_in_tx_->AckInTransaction(tx, messages); }); !thrown.empty())
+    return Status::Unavailable("the source threw " + thrown + " while acknowledging in the store's transaction");
+  if (!wrote.ok()) return wrote.status();
+  if (!*wrote) {
+    acks_in_tx_ = nullptr;  // another database: settle through Settle from now on
+    return Status::OK();
+  }
+  acked_in_tx_ = std::move(acked);
+  return Status::OK();
+}
+
 void Pipeline::Impl::Settle(const std::vector<BatchItem>& items, BatchReport* report) {
+  std::vector<bool> settled(items.size(), false);
+  if (!acked_in_tx_.empty()) {
+    std::vector<const Message*> committed;
+    for (size_t i : acked_in_tx_) {
+      settled[i] = true;
+      committed.push_back(items[i].msg);
+    }
+    acked_in_tx_.clear();
+    acks_in_tx_->AckCommitted(committed);
+  }
   std::vector<Settlement> settlements;
   settlements.reserve(items.size());
-  for (const BatchItem& it : items) settlements.push_back(it.ToSettlement());
+  for (size_t i = 0; i < items.size(); ++i)
+    if (!settled[i]) settlements.push_back(items[i].ToSettlement());
+  if (settlements.empty()) return;
   Status s;
   if (std::string thrown = ThrownBy([&] { s = source_->Settle(settlements); }); !thrown.empty())
     s = Status::Unavailable("the source threw " + thrown +

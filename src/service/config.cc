@@ -16,7 +16,7 @@ constexpr int64_t kMaxDelayMs = 30 * kDayMs;  // RabbitMQ's per-queue TTL carrie
 void ReadBroker(TableReader t, ServiceConfig& c) {
   c.broker_url = t.RequiredString("url", "the queue file or broker URL, e.g. \"queue:payments-queue.db\"");
   c.visibility_timeout_ms = t.Int("visibility_timeout_ms", c.visibility_timeout_ms, 1'000, kMaxDelayMs);
-  c.prefetch = static_cast<size_t>(t.Int("prefetch", static_cast<int64_t>(c.prefetch), 1, 65'535));
+  c.prefetch = static_cast<size_t>(t.Int("prefetch", 0, 1, 65'535));  // 0: three batches (worker.cc)
   t.Finish();
 }
 

@@ -63,7 +63,7 @@ struct ServiceConfig {
 
   std::string broker_url;                     // required
   int64_t visibility_timeout_ms = 30'000;     // embedded queue lease per poll; default 30 s
-  size_t prefetch = 100;                      // RabbitMQ basic.qos; default 100
+  size_t prefetch = 0;                        // RabbitMQ basic.qos / Kafka fetch bound; 0 (default): three of each consumer's batches
 
   std::string store_url;                      // required
   // Optional SQL script run once at start, after the handler sets created their

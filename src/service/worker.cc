@@ -67,7 +67,7 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
   if (config.consumers.size() > 1)
     for (const HandlerSpec& h : handlers) bo.topics.push_back(h.topic);
   bo.visibility_timeout_ms = config.visibility_timeout_ms;
-  bo.prefetch = config.prefetch;
+  bo.prefetch = config.prefetch ? config.prefetch : PrefetchFor(consumer.batch_size);
   auto broker = OpenBroker(config.broker_url, bo, env);
   if (!broker.ok()) return fail("cannot open the broker", broker.status());
   w->broker_ = std::move(*broker);

@@ -30,7 +30,7 @@ TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
   const std::string out = dir.File("results");
   ProcessResult p = Bench({"--quick", "--json", "--out", out, "--work-dir", dir.File("work"), "--messages", "1500",
                            "--seconds", "0.5", "--history", "500", "--paced-seconds", "0.3", "--sweep", "1,100",
-                           "--micro-min-time", "0.001"});
+                           "--micro-min-time", "0.001", "--e2e-messages", "400"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   nlohmann::json j = nlohmann::json::parse(p.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << p.out;
@@ -53,15 +53,24 @@ TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
       EXPECT_GT(run["latency_ms"]["samples"].get<int64_t>(), 0) << run.dump();
     }
   }
-  EXPECT_EQ(variants, (std::set<std::string>{"idem", "naive", "ceiling"}));
-  for (const char* role : {"compare", "batch-sweep", "random-keys", "history", "no-copies", "latency-common-rate"})
+  EXPECT_EQ(variants, (std::set<std::string>{"idem", "naive", "ceiling", "raw"}));
+  for (const char* role :
+       {"compare", "batch-sweep", "random-keys", "history", "no-copies", "latency-common-rate", "end-to-end"})
     EXPECT_TRUE(roles.count(role)) << role;
   EXPECT_GT(j["stores"]["sqlite"]["batch_sweep_msgs_per_s"]["idem"]["1"].get<double>(), 0);
   EXPECT_GT(j["stores"]["sqlite"]["batch_sweep_msgs_per_s"]["ceiling"]["100"].get<double>(), 0);
   EXPECT_FALSE(j["micro_benchmarks"].empty()) << j["micro_error"];
+  // End to end on the embedded queue, in a file of its own and in the store's file: both sides measured.
+  for (const char* broker : {"embedded", "embedded-in-store"}) {
+    const auto& e = j["end_to_end"][broker];
+    EXPECT_EQ(e["pairs"].get<int>(), 1) << j["end_to_end"].dump();
+    EXPECT_GT(e["idem/raw"].get<double>(), 0) << j["end_to_end"].dump();
+    EXPECT_GT(e["raw_msgs_per_s"].get<double>(), 0) << j["end_to_end"].dump();
+  }
 
   const std::string report = ReadFile(out + "/REPORT.md");
   EXPECT_NE(report.find("idem / naive"), std::string::npos);
+  EXPECT_NE(report.find("End to end"), std::string::npos);
   EXPECT_NE(report.find("exactly once"), std::string::npos);
   EXPECT_NE(report.find("BM_ClaimBatch"), std::string::npos);
   // The plot needs gnuplot; without it the report says how to get it.

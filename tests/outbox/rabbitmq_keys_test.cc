@@ -54,7 +54,8 @@ TEST(OutboxKeysRabbitTest, IdemPublishSendsTheSameBusinessKeyOnEveryAttempt) {
   ASSERT_EQ(got.size(), 2u);
   EXPECT_FALSE(got[0].key.empty());
   EXPECT_EQ(got[0].key, got[1].key) << "both attempts carry one business key";
-  EXPECT_NE(got[0].id, got[1].id) << "while the broker's own message ids differ";
+  EXPECT_EQ(got[0].id, got[0].key) << "the AMQP message-id is the business key";
+  EXPECT_EQ(got[0].id, got[1].id) << "so a consumer that deduplicates on message-id sees the copy";
 }
 
 }  // namespace

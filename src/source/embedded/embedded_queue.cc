@@ -7,6 +7,14 @@
 // consumer whose lease ran out (and whose message went to someone else) cannot
 // move the message under the new holder's feet; its ack still deletes the row,
 // which is safe because the effect is committed and the guard absorbs the copy.
+//
+// Commits: a poll's lease is written without waiting for the disk (a lease lost
+// to a power cut only makes the messages deliverable again sooner; the next
+// synced commit on the file flushes it anyway), so a batch costs the store's
+// commit and the settle's. When the queue lives in the store's own SQLite
+// file, the pipeline writes the acks through the store's transaction
+// (SettlesInStoreTransaction): one synced commit per batch, and an applied
+// message is never delivered again.
 #include "idem/embedded_queue.h"
 
 #include <algorithm>
@@ -18,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "source/embedded/queue_row.h"
+#include "idem/store.h"
 #include "store/sqlite/sqlite_db.h"
 
 namespace idem {
@@ -58,7 +67,7 @@ CREATE TABLE IF NOT EXISTS idem_queue_audit (
 );
 )sql";
 
-class EmbeddedQueueImpl final : public EmbeddedQueue {
+class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTransaction {
  public:
   EmbeddedQueueImpl(std::unique_ptr<sqlite::Db> db, EmbeddedQueueOptions options, Env* env)
       : db_(std::move(db)), opt_(std::move(options)), env_(env) {
@@ -137,6 +146,17 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
   }
 
   Result<std::vector<Message>> PollOnce(size_t max) {
+    // The lease needs no flush of its own (see the top of this file).
+    if (opt_.durable_against_power_loss) IDEM_RETURN_IF_ERROR(db_->ExecScript("PRAGMA synchronous = NORMAL"));
+    auto polled = LeaseReady(max);
+    if (opt_.durable_against_power_loss) {
+      Status back = db_->ExecScript("PRAGMA synchronous = FULL");
+      if (!back.ok()) return back;
+    }
+    return polled;
+  }
+
+  Result<std::vector<Message>> LeaseReady(size_t max) {
     const int64_t now = env_->NowMs();
     const int64_t token = static_cast<int64_t>(env_->Random64() >> 2) + 1;  // never 0
     std::string sql =
@@ -227,6 +247,41 @@ class EmbeddedQueueImpl final : public EmbeddedQueue {
     for (const Settlement& s : settlements)
       if (st.ok() && s.message) held_.erase(s.message->receipt);
     return st;
+  }
+
+  // The store's transaction is on this queue's file when its main database is.
+  Result<bool> SameFile(StoreTx& tx) {
+    if (tx.Dialect() != Dialect::kSqlite) return false;
+    auto rows = tx.Query("SELECT file FROM pragma_database_list WHERE name = 'main'", {});
+    if (!rows.ok()) return rows.status();
+    if (rows->empty()) return false;
+    std::error_code a, b;
+    const auto theirs = std::filesystem::weakly_canonical(AsText((*rows)[0][0]), a);
+    const auto ours = std::filesystem::weakly_canonical(db_->path(), b);
+    return !a && !b && theirs == ours;
+  }
+
+  Result<bool> AckInTransaction(StoreTx& tx, const std::vector<const Message*>& messages) override {
+    auto same = SameFile(tx);
+    if (!same.ok() || !*same) return same;
+    json ids = json::array();
+    for (const Message* m : messages) {
+      if (m && abandoned_.count(m->receipt)) continue;  // the queue has it again: an ack must not touch it
+      if (!m || !held_.count(m->receipt))
+        return Status::InvalidArgument("acknowledgement in the store's transaction for a message this queue "
+                                       "object did not hand out, or settled twice");
+      ids.push_back(m->receipt.sequence);
+    }
+    if (ids.empty()) return true;
+    auto n = tx.Exec("DELETE FROM idem_queue WHERE state = 0 AND id IN (SELECT value FROM json_each(?))",
+                     {ids.dump()});
+    if (!n.ok()) return n.status();
+    return true;
+  }
+
+  void AckCommitted(const std::vector<const Message*>& messages) override {
+    for (const Message* m : messages)
+      if (m && !abandoned_.erase(m->receipt)) held_.erase(m->receipt);
   }
 
   Status Abandon() override {
