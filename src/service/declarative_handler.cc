@@ -6,6 +6,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
+
+#include "guards/insert_once_rows.h"
 
 namespace idem::service {
 namespace {
@@ -107,6 +110,42 @@ class Steps {
   Steps(DeclaredHandler handler, std::map<std::string, std::shared_ptr<const StateMachineConfig>> configs,
         std::map<std::string, StateMachine> machines)
       : h_(std::move(handler)), configs_(std::move(configs)), machines_(std::move(machines)) {}
+
+  // Every step has a set-based form (so far: insert_once).
+  bool SetBased() const {
+    if (h_.steps.empty()) return false;
+    return std::all_of(h_.steps.begin(), h_.steps.end(),
+                       [](const StepConfig& s) { return s.kind == StepConfig::Kind::kInsertOnce; });
+  }
+
+  // The steps over a batch's messages, one statement per step for all of
+  // them, when each message's every row is new: the common case, since the
+  // consumption record already absorbs copies. Anything else — a bad payload,
+  // a row already there, a failed statement — answers with a failure, and the
+  // pipeline rolls the set back and runs each message alone through Run, which
+  // tells which message hit what. REQUIRES: SetBased().
+  std::vector<HandlerResult> RunSet(std::span<HandlerContext* const> all) const {
+    auto fall_back = [&](const std::string& why) {
+      return std::vector<HandlerResult>(all.size(), HandlerResult::Retryable("set-based run fell back: " + why));
+    };
+    std::string done;
+    for (size_t i = 0; i < h_.steps.size(); ++i) {
+      const StepConfig& s = h_.steps[i];
+      const std::string label = "step " + std::to_string(i + 1) + " (" + StepName(s.kind) + ")";
+      std::vector<std::vector<Column>> rows;
+      rows.reserve(all.size());
+      for (HandlerContext* ctx : all) {
+        auto row = ResolveColumns(s.columns, *ctx);
+        if (!row.ok()) return fall_back(label + ": " + row.status().ToString());
+        rows.push_back(std::move(*row));
+      }
+      auto n = guards::InsertOnceRows(all.front()->tx, s.table, rows);
+      if (!n.ok()) return fall_back(label + ": " + n.status().ToString());
+      if (*n != static_cast<int64_t>(rows.size())) return fall_back(label + ": a row was already in " + s.table);
+      done += (done.empty() ? "" : ", ") + std::string(StepName(s.kind));
+    }
+    return std::vector<HandlerResult>(all.size(), HandlerResult::Ok("applied: " + done));
+  }
 
   HandlerResult Run(HandlerContext& ctx) const {
     std::string done;
@@ -244,6 +283,8 @@ Result<HandlerSpec> MakeDeclaredHandler(const DeclaredHandler& handler,
   spec.fingerprint_fields = handler.fingerprint_fields;
   auto steps = std::make_shared<const Steps>(handler, std::move(configs), std::move(built));
   spec.fn = [steps](HandlerContext& ctx) { return steps->Run(ctx); };
+  if (steps->SetBased())
+    spec.batch_fn = [steps](std::span<HandlerContext* const> all) { return steps->RunSet(all); };
   return spec;
 }
 
