@@ -3,6 +3,12 @@
 # in bench/results/ (REPORT.md and throughput_vs_batch.png). Extra arguments go
 # to `idem bench`: --quick (under a minute), --json, --store-url, --redis-url, …
 # Run it on a quiet machine: other work running changes the absolute numbers.
+# The committed report's servers, on 127.0.0.1 (PostgreSQL flushing every commit):
+#   IDEM_TEST_POSTGRES_FSYNC=on scripts/servers/postgres.sh start
+#   scripts/servers/redis.sh start; scripts/servers/rabbitmq.sh start
+#   set -a; . build/test-servers.env; set +a
+#   scripts/bench.sh --store-url "$IDEM_TEST_POSTGRES_URL" --redis-url "$IDEM_TEST_REDIS_URL" \
+#     --rabbitmq-url "$IDEM_TEST_AMQP_URL" --kafka-url kafka://mock/pay.success --e2e-messages 20000
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh

@@ -2,7 +2,9 @@
 # A throwaway PostgreSQL for the tests: listens on 127.0.0.1 only, on a private
 # port, with a private data folder under /tmp and trust authentication. fsync is
 # off: a test server must survive a process crash (it does: the WAL is in the
-# page cache), not a power cut.
+# page cache), not a power cut. IDEM_TEST_POSTGRES_FSYNC=on makes a server
+# that flushes every commit, as production does (the benchmark's setting; it
+# applies when the folder is first made, so stop the server before changing it).
 #
 #   postgres.sh start     initialise if needed, start, wait until it answers;
 #                         a second start while it runs changes nothing
@@ -52,8 +54,8 @@ init() {
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir'
-fsync = off
-full_page_writes = off
+fsync = ${IDEM_TEST_POSTGRES_FSYNC:-off}
+full_page_writes = ${IDEM_TEST_POSTGRES_FSYNC:-off}
 max_connections = 200
 CONF
 }
