@@ -87,11 +87,13 @@ Status RegisterDownstream(Pipeline& p) {
 // Runs batches until `done` holds and a poll comes back empty (a broker over
 // the network may hand out redelivered copies a poll later), bounded so a bug
 // cannot hang the test.
-void Drain(Pipeline& p, const std::function<bool()>& done) {
+void Drain(Pipeline& p, const std::function<bool(int64_t polled)>& done) {
+  int64_t polled = 0;
   for (int i = 0; i < 1000; ++i) {
     BatchReport r = p.RunOnce();
     ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-    if (r.polled == 0 && done()) return;
+    polled += static_cast<int64_t>(r.polled);
+    if (r.polled == 0 && done(polled)) return;
   }
   FAIL() << "the queue never drained";
 }
@@ -137,7 +139,7 @@ void RunOutboxChain(const ChainEnds& ends, int payments) {
     ASSERT_TRUE((*pay)->publisher().PublishBatch(batch).ok());
     Pipeline consumer(&(*pay)->source(), store->get(), &env, options);
     ASSERT_TRUE(consumer.Register(PayEmitting(ends.pay_handler())).ok());
-    Drain(consumer, [&] { return QueryInt(**store, "SELECT COUNT(*) FROM idem_outbox") == 2 * payments; });
+    Drain(consumer, [&](int64_t) { return QueryInt(**store, "SELECT COUNT(*) FROM idem_outbox") == 2 * payments; });
   }
   ASSERT_EQ(QueryInt(**store, "SELECT COUNT(*) FROM idem_outbox WHERE state = 'PENDING'"), 2 * payments);
 
@@ -192,11 +194,16 @@ void RunOutboxChain(const ChainEnds& ends, int payments) {
     ASSERT_TRUE(b.ok()) << b.status().ToString();
     Pipeline consumer(&(*b)->source(), store->get(), &env, options);
     ASSERT_TRUE(RegisterDownstream(consumer).ok());
-    // Done when every record is there and the broker has every copy settled
-    // (Kafka commits offsets asynchronously: the consumer polls on meanwhile).
-    Drain(consumer, [&] {
+    // Done when every record is there, this consumer has had each of the 4 ×
+    // payments messages (both relays' copies: the killed consumer acked none,
+    // and RabbitMQ requeues its deliveries only once it notices the closed
+    // connection, so an empty queue alone proves nothing), and the broker has
+    // every copy settled (Kafka commits offsets asynchronously: the consumer
+    // polls on meanwhile).
+    Drain(consumer, [&](int64_t polled) {
       auto st = (*downstream)->Stats();
-      return QueryInt(**store, "SELECT COUNT(*) FROM idem_records WHERE status = 'SUCCEEDED'") == 3 * payments &&
+      return polled >= 4 * payments &&
+             QueryInt(**store, "SELECT COUNT(*) FROM idem_records WHERE status = 'SUCCEEDED'") == 3 * payments &&
              st.ok() && std::max<int64_t>(st->ready, 0) + std::max<int64_t>(st->in_flight, 0) == 0;
     });
   }
