@@ -27,3 +27,16 @@ wait_for() {
   for _ in $(seq 600); do "$1" && return 0; sleep 0.05; done
   return 1
 }
+
+# Stops the server whose pid file is $pidfile (SIGTERM, SIGKILL if it outlives
+# wait_for gone), deletes its folder $dir and clears the env line named $1.
+stop_pid_server() {
+  local pid
+  if pid="$(our_pid)"; then
+    kill "$pid"
+    wait_for gone || kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$dir"
+  rmdir "$(dirname "$dir")" 2>/dev/null || true  # the other servers may still use it
+  set_env_line "$1" ""
+}

@@ -72,16 +72,7 @@ start() {
   set_env_line IDEM_TEST_MYSQL_URL "$url"
 }
 
-stop() {
-  local pid
-  if pid="$(our_pid)"; then
-    kill "$pid"
-    wait_for gone || kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$dir"
-  rmdir "$(dirname "$dir")" 2>/dev/null || true  # the other servers may still use it
-  set_env_line IDEM_TEST_MYSQL_URL ""
-}
+stop() { stop_pid_server IDEM_TEST_MYSQL_URL; }
 
 restart() {
   local pid

@@ -48,16 +48,7 @@ start() {
 # for a while where the container's init reaps slowly.)
 gone() { ! port_taken; }
 
-stop() {
-  local pid
-  if pid="$(our_pid)"; then
-    kill "$pid"
-    wait_for gone || kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$dir"
-  rmdir "$(dirname "$dir")" 2>/dev/null || true  # the other server may still use it
-  set_env_line IDEM_TEST_REDIS_URL ""
-}
+stop() { stop_pid_server IDEM_TEST_REDIS_URL; }
 
 crash() {
   local pid
