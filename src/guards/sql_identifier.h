@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "idem/sql.h"
 #include "idem/status.h"
 
 namespace idem::guards {
@@ -19,5 +20,10 @@ Status CheckIdentifiers(std::initializer_list<std::string_view> names);
 
 // "?, ?, ?" for n parameters (n >= 1).
 std::string ParameterMarkers(size_t n);
+
+// A marker for an integer where the statement alone does not say its type
+// (`CASE key WHEN ? THEN ? END`): parameters bind untyped on PostgreSQL, which
+// would make such a CASE text, so there and on MySQL the marker is a cast.
+std::string IntegerMarker(Dialect dialect);
 
 }  // namespace idem::guards
