@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 
+#include "guards/change_balance_rows.h"
 #include "guards/insert_once_rows.h"
 
 namespace idem::service {
@@ -111,37 +112,31 @@ class Steps {
         std::map<std::string, StateMachine> machines)
       : h_(std::move(handler)), configs_(std::move(configs)), machines_(std::move(machines)) {}
 
-  // Every step has a set-based form (so far: insert_once).
+  // Every step has a set-based form (so far: insert_once and change_balance).
   bool SetBased() const {
     if (h_.steps.empty()) return false;
-    return std::all_of(h_.steps.begin(), h_.steps.end(),
-                       [](const StepConfig& s) { return s.kind == StepConfig::Kind::kInsertOnce; });
+    return std::all_of(h_.steps.begin(), h_.steps.end(), [](const StepConfig& s) {
+      return s.kind == StepConfig::Kind::kInsertOnce || s.kind == StepConfig::Kind::kChangeBalance;
+    });
   }
 
   // The steps over a batch's messages, one statement per step for all of
-  // them, when each message's every row is new: the common case, since the
-  // consumption record already absorbs copies. Anything else — a bad payload,
-  // a row already there, a failed statement — answers with a failure, and the
+  // them, when each message's every row is new and every balance suffices:
+  // the common case, since the consumption record already absorbs copies.
+  // Anything else — a bad payload, a row already there, a short balance or a
+  // missing account, a failed statement — answers with a failure, and the
   // pipeline rolls the set back and runs each message alone through Run, which
   // tells which message hit what. REQUIRES: SetBased().
   std::vector<HandlerResult> RunSet(std::span<HandlerContext* const> all) const {
-    auto fall_back = [&](const std::string& why) {
-      return std::vector<HandlerResult>(all.size(), HandlerResult::Retryable("set-based run fell back: " + why));
-    };
     std::string done;
     for (size_t i = 0; i < h_.steps.size(); ++i) {
       const StepConfig& s = h_.steps[i];
       const std::string label = "step " + std::to_string(i + 1) + " (" + StepName(s.kind) + ")";
-      std::vector<std::vector<Column>> rows;
-      rows.reserve(all.size());
-      for (HandlerContext* ctx : all) {
-        auto row = ResolveColumns(s.columns, *ctx);
-        if (!row.ok()) return fall_back(label + ": " + row.status().ToString());
-        rows.push_back(std::move(*row));
-      }
-      auto n = guards::InsertOnceRows(all.front()->tx, s.table, rows);
-      if (!n.ok()) return fall_back(label + ": " + n.status().ToString());
-      if (*n != static_cast<int64_t>(rows.size())) return fall_back(label + ": a row was already in " + s.table);
+      std::optional<std::string> failed =
+          s.kind == StepConfig::Kind::kInsertOnce ? InsertOnceSet(s, all) : ChangeBalanceSet(s, all);
+      if (failed)
+        return std::vector<HandlerResult>(all.size(),
+                                          HandlerResult::Retryable("set-based run fell back: " + label + ": " + *failed));
       done += (done.empty() ? "" : ", ") + std::string(StepName(s.kind));
     }
     return std::vector<HandlerResult>(all.size(), HandlerResult::Ok("applied: " + done));
@@ -169,6 +164,39 @@ class Steps {
       case StepConfig::Kind::kSql: return SqlStep(s, label, ctx);
     }
     return HandlerResult::Permanent(label + ": unknown step");
+  }
+
+  // The set forms of the steps: nullopt when the step applied to every
+  // message, otherwise why the set falls back.
+  static std::optional<std::string> InsertOnceSet(const StepConfig& s, std::span<HandlerContext* const> all) {
+    std::vector<std::vector<Column>> rows;
+    rows.reserve(all.size());
+    for (HandlerContext* ctx : all) {
+      auto row = ResolveColumns(s.columns, *ctx);
+      if (!row.ok()) return row.status().ToString();
+      rows.push_back(std::move(*row));
+    }
+    auto n = guards::InsertOnceRows(all.front()->tx, s.table, rows);
+    if (!n.ok()) return n.status().ToString();
+    if (*n != static_cast<int64_t>(rows.size())) return "a row was already in " + s.table;
+    return std::nullopt;
+  }
+
+  static std::optional<std::string> ChangeBalanceSet(const StepConfig& s, std::span<HandlerContext* const> all) {
+    std::vector<guards::BalanceDelta> deltas;
+    deltas.reserve(all.size());
+    for (HandlerContext* ctx : all) {
+      auto key = Resolve(s.key, *ctx);
+      if (!key.ok()) return key.status().ToString();
+      auto amount = ResolveInt(s.amount, *ctx);
+      if (!amount.ok()) return amount.status().ToString();
+      if (*amount <= 0) return "an amount is not positive";
+      deltas.push_back({std::move(*key), s.subtract ? -*amount : *amount});
+    }
+    auto n = guards::ChangeBalances(all.front()->tx, {s.table, s.key_column, s.balance_column}, deltas, s.floor);
+    if (!n.ok()) return n.status().ToString();
+    if (!n->all()) return "an account in " + s.table + " is missing or would go below " + std::to_string(s.floor);
+    return std::nullopt;
   }
 
   static StepOutcome InsertOnceStep(const StepConfig& s, const std::string& label, HandlerContext& ctx) {

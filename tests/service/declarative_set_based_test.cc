@@ -1,10 +1,11 @@
-// A declarative handler whose steps are all insert_once runs a batch's
-// messages in one statement per step, and ends with the same ledger rows as one
+// A declarative handler whose steps are all insert_once or change_balance
+// runs a batch's messages in one statement per step, and ends with the same ledger rows as one
 // message at a time; a message that fails still fails alone. On SQLite, and on
 // PostgreSQL when IDEM_TEST_POSTGRES_URL is set.
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <string>
 
 #include "idem/embedded_queue.h"
 #include "idem/pipeline.h"
@@ -19,7 +20,7 @@
 namespace idem::service {
 namespace {
 
-constexpr const char* kFile = R"(
+const std::string kPayHead = R"(
 [broker]
 url = "q"
 [store]
@@ -32,19 +33,34 @@ group = "g"
     [[consumer.handler.step]]
     insert_once = "ledger"
     columns = { biz_no = "pay_id", amount = "amount", kind = { text = "PAY" } }
+)";
+
+const std::string kFile = kPayHead + R"(
     [[consumer.handler.step]]
     insert_once = "audit"
     columns = { biz_no = "pay_id", at_ms = "$now_ms" }
 )";
 
+// The ledger row, then the deduction from the payer's account.
+const std::string kChargeFile = kPayHead + R"(
+    [[consumer.handler.step]]
+    change_balance = "accounts"
+    key_column = "owner"
+    balance_column = "balance"
+    key = "owner"
+    subtract = "amount"
+)";
+
 constexpr const char* kSchema =
     "CREATE TABLE ledger (biz_no TEXT NOT NULL UNIQUE, amount BIGINT NOT NULL, kind TEXT);"
-    "CREATE TABLE audit (biz_no TEXT NOT NULL UNIQUE, at_ms BIGINT);";
+    "CREATE TABLE audit (biz_no TEXT NOT NULL UNIQUE, at_ms BIGINT);"
+    "CREATE TABLE accounts (owner VARCHAR(16) PRIMARY KEY, balance BIGINT NOT NULL);"
+    "INSERT INTO accounts VALUES ('ann', 100), ('bob', 100), ('cy', 15);";
 
 enum class Engine { kSqlite, kPostgres };
 
-HandlerSpec DeclaredPay() {
-  auto config = ParseConfig(kFile, "f.toml");
+HandlerSpec DeclaredPay(const std::string& file) {
+  auto config = ParseConfig(file, "f.toml");
   EXPECT_TRUE(config.ok()) << config.status().ToString();
   auto spec = MakeDeclaredHandler(config->consumers[0].handlers[0], config->state_machines);
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
@@ -77,7 +93,8 @@ class DeclarativeSetBasedTest : public ::testing::TestWithParam<Engine> {
   }
 
   // `set_based` false: the same handler without its set-based form.
-  std::unique_ptr<Lane> MakeLane(const std::string& name, bool set_based, const std::string& extra_sql = {}) {
+  std::unique_ptr<Lane> MakeLane(const std::string& name, bool set_based, const std::string& extra_sql = {},
+                                 const std::string& file = kFile) {
     auto lane = std::make_unique<Lane>();
     lane->store = OpenStore(name);
     if (!lane->store) return nullptr;
@@ -85,8 +102,8 @@ class DeclarativeSetBasedTest : public ::testing::TestWithParam<Engine> {
     auto q = EmbeddedQueue::Open(dir_.File(name + "-queue.db"), {}, &env_);
     EXPECT_TRUE(q.ok()) << q.status().ToString();
     lane->queue = std::move(*q);
-    HandlerSpec spec = DeclaredPay();
-    EXPECT_TRUE(spec.batch_fn) << "every step is insert_once: the handler has a set-based form";
+    HandlerSpec spec = DeclaredPay(file);
+    EXPECT_TRUE(spec.batch_fn) << "every step has a set form: so has the handler";
     if (set_based) {
       BatchHandlerFn inner = spec.batch_fn;
       Lane* l = lane.get();
@@ -123,20 +140,7 @@ class DeclarativeSetBasedTest : public ::testing::TestWithParam<Engine> {
     FAIL() << "the queue never drained";
   }
 
-  // Every row of `sql`, one line per row, columns joined by '|'.
-  static std::string Dump(Store& store, const std::string& sql) {
-    auto tx = store.Begin();
-    EXPECT_TRUE(tx.ok());
-    auto rows = (*tx)->Query(sql, {});
-    EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
-    std::string out;
-    for (const auto& row : rows.ok() ? *rows : Rows{}) {
-      for (size_t i = 0; i < row.size(); ++i) out += (i ? "|" : "") + AsText(row[i]);
-      out += "\n";
-    }
-    EXPECT_TRUE((*tx)->Commit().ok());
-    return out;
-  }
+  static std::string Dump(Store& store, const std::string& sql) { return idem::testing::DumpRows(store, sql); }
 
   static RecordStatus StatusOf(Lane& lane, const std::string& key) {
     auto r = lane.store->ReadRecord("default", key);
@@ -212,13 +216,67 @@ TEST_P(DeclarativeSetBasedTest, ARowAlreadyThereIsAcknowledgedAloneAndSkipsItsLa
   EXPECT_NE((*p3)->result_summary.find("already applied"), std::string::npos) << (*p3)->result_summary;
 }
 
+TEST_P(DeclarativeSetBasedTest, ChargesOfABatchApplyAsOneMessageAtATime) {
+  // ann pays twice in one batch; the set sums her deductions.
+  const std::vector<std::string> batch = {R"({"pay_id":"P1","owner":"ann","amount":30})",
+                                          R"({"pay_id":"P2","owner":"bob","amount":20})",
+                                          R"({"pay_id":"P3","owner":"ann","amount":70})"};
+  IDEM_LANE_OR_SKIP(set, "set", true, "", kChargeFile);
+  IDEM_LANE_OR_SKIP(one, "one", false, "", kChargeFile);
+  for (Lane* lane : {set.get(), one.get()}) {
+    Publish(*lane, batch);
+    Drain(*lane);
+  }
+  EXPECT_EQ(set->sets, 1);
+  EXPECT_EQ(set->sets_applied, 1) << "every balance sufficed: nothing fell back";
+  const std::string accounts = "SELECT owner, balance FROM accounts ORDER BY owner";
+  const std::string ledger = "SELECT biz_no, amount FROM ledger ORDER BY biz_no";
+  EXPECT_EQ(Dump(*set->store, accounts), "ann|0\nbob|80\ncy|15\n");
+  EXPECT_EQ(Dump(*set->store, accounts), Dump(*one->store, accounts));
+  EXPECT_EQ(Dump(*set->store, ledger), Dump(*one->store, ledger));
+  auto p3 = set->store->ReadRecord("default", "pay:P3");
+  ASSERT_TRUE(p3.ok() && p3->has_value());
+  EXPECT_EQ((*p3)->result_summary, "applied: insert_once, change_balance");
+}
+
+TEST_P(DeclarativeSetBasedTest, AShortAccountIsRetriedAloneAndTheOthersAreChargedOnce) {
+  // cy has 15 and owes 20; a missing account is parked.
+  IDEM_LANE_OR_SKIP(set, "set", true, "", kChargeFile);
+  Publish(*set, {R"({"pay_id":"P1","owner":"ann","amount":30})", R"({"pay_id":"P2","owner":"cy","amount":20})",
+                 R"({"pay_id":"P3","owner":"bob","amount":40})", R"({"pay_id":"P4","owner":"dan","amount":1})"});
+  BatchReport r = set->pipeline->RunOnce();
+  EXPECT_EQ(r.first, 2u);
+  EXPECT_EQ(r.parked, 1u);
+  EXPECT_EQ(set->sets, 1);
+  EXPECT_EQ(set->sets_applied, 0) << "the set fell back to one message at a time";
+  EXPECT_EQ(Dump(*set->store, "SELECT owner, balance FROM accounts ORDER BY owner"), "ann|70\nbob|60\ncy|15\n");
+  EXPECT_EQ(Dump(*set->store, "SELECT biz_no FROM ledger ORDER BY biz_no"), "P1\nP3\n")
+      << "the short and the missing payment's ledger rows roll back with their message";
+  EXPECT_EQ(StatusOf(*set, "pay:P1"), RecordStatus::kSucceeded);
+  EXPECT_EQ(StatusOf(*set, "pay:P3"), RecordStatus::kSucceeded);
+  EXPECT_EQ(StatusOf(*set, "pay:P4"), RecordStatus::kFailed);
+  auto p2 = set->store->ReadRecord("default", "pay:P2");
+  ASSERT_TRUE(p2.ok() && p2->has_value());
+  EXPECT_NE((*p2)->status, RecordStatus::kSucceeded);
+  EXPECT_NE((*p2)->last_error.find("insufficient funds"), std::string::npos) << (*p2)->last_error;
+
+  // Topped up, cy's retry is charged once; the others are not charged again.
+  ASSERT_TRUE(set->store->ExecScript("UPDATE accounts SET balance = 25 WHERE owner = 'cy';").ok());
+  env_.Advance(3'600'000);  // past the retry delay
+  Drain(*set);
+  EXPECT_EQ(Dump(*set->store, "SELECT owner, balance FROM accounts ORDER BY owner"), "ann|70\nbob|60\ncy|5\n");
+  EXPECT_EQ(StatusOf(*set, "pay:P2"), RecordStatus::kSucceeded);
+}
+
 TEST(DeclarativeSetBasedFormTest, OnlyHandlersWhoseStepsAllHaveOneGetIt) {
   const std::string head = "[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\n[[consumer.handler]]\n"
                            "topic = \"t\"\nkey = [\"id\"]\n"
                            "[[consumer.handler.step]]\ninsert_once = \"ledger\"\ncolumns = { biz_no = \"id\" }\n";
   const std::string balance = "[[consumer.handler.step]]\nchange_balance = \"accounts\"\nkey_column = \"owner\"\n"
                               "balance_column = \"balance\"\nkey = \"owner\"\nsubtract = \"amount\"\n";
-  for (const auto& [file, set_based] : {std::pair{head, true}, std::pair{head + balance, false}}) {
+  const std::string sql = "[[consumer.handler.step]]\nsql = \"DELETE FROM holds WHERE id = ?\"\nparams = [\"id\"]\n";
+  for (const auto& [file, set_based] :
+       {std::pair{head, true}, std::pair{head + balance, true}, std::pair{head + balance + sql, false}}) {
     auto config = ParseConfig(file, "f.toml");
     ASSERT_TRUE(config.ok()) << config.status().ToString();
     auto spec = MakeDeclaredHandler(config->consumers[0].handlers[0], config->state_machines);

@@ -64,6 +64,21 @@ int64_t QueryInt(Store& store, const std::string& sql) {
   return AsInt((*rows)[0][0]);
 }
 
+std::string DumpRows(Store& store, const std::string& sql) {
+  auto tx = store.Begin();
+  EXPECT_TRUE(tx.ok()) << tx.status().ToString();
+  if (!tx.ok()) return {};
+  auto rows = (*tx)->Query(sql, {});
+  EXPECT_TRUE(rows.ok()) << sql << ": " << rows.status().ToString();
+  (*tx)->Rollback();
+  std::string out;
+  for (const auto& row : rows.ok() ? *rows : Rows{}) {
+    for (size_t i = 0; i < row.size(); ++i) out += (i ? "|" : "") + AsText(row[i]);
+    out += "\n";
+  }
+  return out;
+}
+
 int64_t CountEffects(Store& store, const std::string& key_like) {
   auto tx = store.Begin();
   if (!tx.ok()) return -1;

@@ -32,6 +32,8 @@ HandlerSpec PayHandler(const std::string& topic = "pay");
 int64_t CountEffects(Store& store, const std::string& key_like = "%");
 int64_t Balance(Store& store, const std::string& owner);
 int64_t QueryInt(Store& store, const std::string& sql);
+// Every row of `sql`, one line per row, columns joined by '|': two stores' tables compare as text.
+std::string DumpRows(Store& store, const std::string& sql);
 
 }  // namespace idem::testing
 
