@@ -5,16 +5,15 @@
 #include "payments/events.h"
 #include "payments/handler_util.h"
 #include "payments/order_states.h"
+#include "payments/pay_success_set.h"
 
 namespace idem::payments {
 
 using namespace detail;
 
-namespace {
-
 // The points grant and the notice as outgoing messages: they commit with the
 // charge or not at all, and the relay publishes them after the commit.
-std::optional<HandlerResult> EmitDownstream(HandlerContext& ctx, const PaySuccess& ev) {
+std::optional<HandlerResult> detail::EmitPaySuccessDownstream(HandlerContext& ctx, const PaySuccess& ev) {
   const int64_t points = ev.amount_cents / 100;
   if (points > 0) {  // a payment under 1.00 earns nothing to grant
     Status s = ctx.Emit({kTopicPoints, ev.payment_id + "/" + kScenePay,
@@ -26,8 +25,6 @@ std::optional<HandlerResult> EmitDownstream(HandlerContext& ctx, const PaySucces
   if (!s.ok()) return HandlerResult::FromStatus(s, "emit notice.send");
   return std::nullopt;
 }
-
-}  // namespace
 
 HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
   HandlerSpec spec;
@@ -74,7 +71,7 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
     if (!bank.ok()) return HandlerResult::FromStatus(bank, "bank confirm");
 
     if (options.downstream_via_outbox) {
-      if (auto failed = EmitDownstream(ctx, *ev)) return *failed;
+      if (auto failed = EmitPaySuccessDownstream(ctx, *ev)) return *failed;
       return HandlerResult::Ok("charged " + std::to_string(ev->amount_cents) + " cents to " + ev->user_id);
     }
     auto points = InsertOnce(ctx.tx, "pay_points",
@@ -90,6 +87,7 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
       return *failed;
     return HandlerResult::Ok("charged " + std::to_string(ev->amount_cents) + " cents to " + ev->user_id);
   };
+  spec.batch_fn = PaySuccessSet(options);
   return spec;
 }
 

@@ -156,6 +156,21 @@ class StateMachine {
   Result<TransitionResult> Move(SqlTx& tx, const Value& key, std::string_view target,
                                 const std::vector<Column>& also_set = {}) const;
 
+  // One row for MoveRows: its key and the columns it sets besides the state.
+  struct RowMove {
+    Value key;
+    std::vector<Column> also_set;
+  };
+
+  // The set form of Move, for a batch of events: moves every row of `rows` from
+  // a declared predecessor to `target` in as few conditional UPDATEs as the
+  // engine's parameter limit allows (each row's also_set chosen by a CASE on
+  // the key) and returns how many moved. A row in any other state stays as it
+  // is and is not classified: a caller that gets fewer than rows.size() rolls
+  // back to its savepoint and runs Move row by row to learn why.
+  // REQUIRES: as Move; every row sets the same columns in the same order.
+  Result<int64_t> MoveRows(SqlTx& tx, const std::vector<RowMove>& rows, std::string_view target) const;
+
   // Pure classification of an event that wants `target` while the row is in `current`.
   TransitionResult::Outcome Classify(std::string_view current, std::string_view target) const;
 

@@ -128,5 +128,30 @@ TEST(StateMachineCreate, RejectsCyclesSelfLoopsBadNamesAndNothing) {
   EXPECT_FALSE(StateMachine::Create(empty).ok());
 }
 
+TEST_F(StateMachineTest, MoveRowsMovesEveryRowInAPredecessorWithItsOwnColumns) {
+  ASSERT_TRUE(tx_->Exec("INSERT INTO orders (order_no, status) VALUES ('O2', 'WAIT_PAY'), ('O3', 'SHIPPED')", {}).ok());
+  auto n = sm_->MoveRows(*tx_, {{"O1", {{"payment_id", "P1"}}}, {"O2", {{"payment_id", "P2"}}}}, "PAID");
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 2);
+  EXPECT_EQ(Int("SELECT COUNT(*) FROM orders WHERE status = 'PAID' AND version = 1 AND "
+                "((order_no = 'O1' AND payment_id = 'P1') OR (order_no = 'O2' AND payment_id = 'P2'))"),
+            2);
+
+  // O3 is past PAID and O9 does not exist: neither moves, and the count says so.
+  n = sm_->MoveRows(*tx_, {{"O3", {{"payment_id", "P3"}}}, {"O9", {{"payment_id", "P9"}}}}, "PAID");
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 0);
+  EXPECT_EQ(Text("SELECT status FROM orders WHERE order_no = 'O3'"), "SHIPPED");
+  EXPECT_EQ(Int("SELECT COUNT(*) FROM orders WHERE payment_id = 'P3'"), 0);
+}
+
+TEST_F(StateMachineTest, MoveRowsRefusesWhatMoveRefuses) {
+  EXPECT_FALSE(sm_->MoveRows(*tx_, {{"O1", {}}}, "WAIT_PAY").ok()) << "no transition leads there";
+  EXPECT_FALSE(sm_->MoveRows(*tx_, {{"O1", {{"status", "X"}}}}, "PAID").ok());
+  EXPECT_FALSE(sm_->MoveRows(*tx_, {{"O1", {{"payment_id", "P1"}}}, {"O2", {}}}, "PAID").ok())
+      << "every row sets the same columns";
+  EXPECT_EQ(Field("status"), "WAIT_PAY");
+}
+
 }  // namespace
 }  // namespace idem

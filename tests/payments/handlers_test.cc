@@ -37,28 +37,46 @@ class RecordingDownstream final : public Downstream {
 
 class HandlersTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto s = OpenSqliteStore(dir_.File("store.db"), {}, &env_);
+  void SetUp() override { Open("store.db", "queue.db"); }
+
+  // A fresh store and queue with the seed data, and a pipeline over them.
+  void Open(const std::string& store_file, const std::string& queue_file, bool set_based = true) {
+    auto s = OpenSqliteStore(dir_.File(store_file), {}, &env_);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     store_ = std::move(*s);
-    auto q = EmbeddedQueue::Open(dir_.File("queue.db"), {}, &env_);
+    auto q = EmbeddedQueue::Open(dir_.File(queue_file), {}, &env_);
     ASSERT_TRUE(q.ok()) << q.status().ToString();
     queue_ = std::move(*q);
     ASSERT_TRUE(CreateSchema(*store_, SchemaVariant::kGuarded).ok());
     ASSERT_TRUE(SeedData(*store_, {{"U1", 100'000}, {"U2", 1'000}}, {{"SKU-A", 5'000, 10}},
                          {{"O1", "U1", "SKU-A", 1, 5'000}, {"O2", "U1", "SKU-A", 1, 5'000}, {"O3", "U2", "SKU-A", 1, 5'000}})
                     .ok());
-    Make();
+    Make(true, set_based);
   }
 
-  void Make(bool protection = true) {
+  // `set_based` false: pay.success without its set-based form, one message at a time.
+  void Make(bool protection = true, bool set_based = true) {
     PipelineOptions o;
     o.consumer_group = "payments";
     o.max_linger_ms = 0;
     pipeline_ = std::make_unique<Pipeline>(queue_.get(), store_.get(), &env_, o);
     if (!protection) PipelineTestHooks::TurnGuardOff(*pipeline_);
     ServiceOptions so{&downstream_, [this](std::string_view line) { log_.emplace_back(line); }};
-    ASSERT_TRUE(RegisterPaymentHandlers(*pipeline_, so).ok());
+    for (HandlerSpec& spec : PaymentHandlers(so)) {
+      if (spec.topic == kTopicPaySuccess && !set_based) spec.batch_fn = nullptr;
+      if (spec.topic == kTopicPaySuccess && spec.batch_fn) {
+        BatchHandlerFn inner = spec.batch_fn;
+        spec.batch_fn = [inner, this](std::span<HandlerContext* const> all) {
+          std::vector<HandlerResult> out = inner(all);
+          sets_++;
+          bool ok = out.size() == all.size();
+          for (const HandlerResult& r : out) ok = ok && r.outcome == HandlerResult::Outcome::kOk;
+          sets_applied_ += ok;
+          return out;
+        };
+      }
+      ASSERT_TRUE(pipeline_->Register(std::move(spec)).ok());
+    }
   }
 
   void Publish(const char* topic, const std::string& payload, const std::string& id = {}) {
@@ -87,6 +105,7 @@ class HandlersTest : public ::testing::Test {
     auto rows = (*tx)->Query("SELECT status FROM pay_orders WHERE order_no = ?", {order});
     return rows.ok() && !rows->empty() ? AsText((*rows)[0][0]) : "";
   }
+  std::string Dump(const std::string& sql) { return idem::testing::DumpRows(*store_, sql); }
   QueueStats Stats() { return *queue_->Stats(); }
   std::vector<DeadLetter> Dead() { return *queue_->List(100); }
   std::optional<Record> RecordOf(const std::string& key) { return *store_->ReadRecord("payments", key); }
@@ -98,6 +117,8 @@ class HandlersTest : public ::testing::Test {
   RecordingDownstream downstream_;
   std::vector<std::string> log_;
   std::unique_ptr<Pipeline> pipeline_;
+  int sets_ = 0;          // calls of pay.success's set-based form
+  int sets_applied_ = 0;  // of which every payment was Ok (nothing fell back)
 };
 
 TEST_F(HandlersTest, PaymentChargesOncePerPaymentIdAndPassesTheKeyDownstream) {
@@ -260,6 +281,88 @@ TEST_F(HandlersTest, WithoutRecordsTheBusinessGuardsAloneStillChargeOnce) {
   EXPECT_EQ(Int("SELECT COUNT(*) FROM pay_account_flows"), 2);
   EXPECT_EQ(Balance("U1"), 95'100);
   EXPECT_EQ(Int("SELECT COUNT(*) FROM idem_records"), 0) << "the guard was really off";
+}
+
+TEST_F(HandlersTest, ABatchOfPlainPaymentsIsChargedAsOneSet) {
+  Pay("P1", "O1", "U1", 5'000);
+  Pay("P2", "O2", "U1", 4'000 + 1'000);
+  EXPECT_EQ(pipeline_->RunOnce().first, 2u);
+  EXPECT_EQ(sets_, 1);
+  EXPECT_EQ(sets_applied_, 1) << "nothing fell back";
+  EXPECT_EQ(Balance("U1"), 90'000);
+  EXPECT_EQ(Dump("SELECT order_no, status, payment_id, version FROM pay_orders ORDER BY order_no"),
+            "O1|PAID|P1|1\nO2|PAID|P2|1\nO3|WAIT_PAY||0\n");
+  EXPECT_EQ(Dump("SELECT biz_no, type, user_id, amount_cents FROM pay_account_flows ORDER BY biz_no"),
+            "P1|PAY_DEDUCT|U1|-5000\nP2|PAY_DEDUCT|U1|-5000\n");
+  EXPECT_EQ(Dump("SELECT payment_id, points FROM pay_points ORDER BY payment_id"), "P1|50\nP2|50\n");
+  EXPECT_EQ(Dump("SELECT event_key, idempotency_key FROM pay_notifications ORDER BY event_key"),
+            "PAY_SUCCESS:P1|pay.success:P1\nPAY_SUCCESS:P2|pay.success:P2\n");
+  EXPECT_EQ(downstream_.debit_keys, (std::vector<std::string>{"pay.success:P1", "pay.success:P2"}));
+  EXPECT_EQ(downstream_.notice_keys, (std::vector<std::string>{"pay.success:P1", "pay.success:P2"}));
+  EXPECT_EQ(RecordOf("pay.success:P2")->result_summary, "charged 5000 cents to U1");
+}
+
+TEST_F(HandlersTest, AShortBalanceInABatchIsRetriedAloneAndTheOthersAreChargedOnce) {
+  Pay("P1", "O1", "U1", 5'000);
+  Pay("P3", "O3", "U2", 5'000);  // U2 has 1'000
+  Pay("P2", "O2", "U1", 5'000);
+  EXPECT_EQ(pipeline_->RunOnce().first, 2u);
+  EXPECT_EQ(sets_, 1);
+  EXPECT_EQ(sets_applied_, 0) << "the set fell back to one payment at a time";
+  EXPECT_EQ(Balance("U1"), 90'000);
+  EXPECT_EQ(Balance("U2"), 1'000);
+  EXPECT_EQ(State("O3"), "WAIT_PAY");
+  EXPECT_EQ(Int("SELECT COUNT(*) FROM pay_account_flows WHERE type = 'PAY_DEDUCT'"), 2);
+  EXPECT_EQ(Stats().delayed, 1) << "P3 waits in the retry tier";
+  EXPECT_EQ(downstream_.debit_keys, (std::vector<std::string>{"pay.success:P1", "pay.success:P2"}))
+      << "the bank is called once per charged payment";
+  EXPECT_EQ(log_, std::vector<std::string>{"payment P3: insufficient balance (retried later)"});
+
+  Publish(kTopicTopUp, ToPayload(TopUp{"T1", "U2", 4'500}));
+  Drain();
+  env_.Advance(30'000);
+  Drain();
+  EXPECT_EQ(Balance("U2"), 500);
+  EXPECT_EQ(State("O3"), "PAID");
+  EXPECT_EQ(Balance("U1"), 90'000) << "the others are not charged again";
+  EXPECT_EQ(downstream_.debit_keys.size(), 3u);
+}
+
+TEST_F(HandlersTest, AMixedBatchLeavesTheSameTablesAsOnePaymentAtATime) {
+  // Charged, short, unknown order, mismatched amount, and a copy of a charged payment.
+  auto run = [this] {
+    Pay("P1", "O1", "U1", 5'000);
+    Pay("P3", "O3", "U2", 5'000);
+    Pay("P2", "O2", "U1", 5'000);
+    Pay("P9", "O9", "U1", 5'000);
+    Pay("P4", "O2", "U1", 4'000);
+    Pay("P1", "O1", "U1", 5'000);
+    Drain();
+    Publish(kTopicTopUp, ToPayload(TopUp{"T1", "U2", 4'500}));
+    Pay("P5", "O2", "U1", 5'000);  // a second payment of a paid order: stale or already, acknowledged
+    Drain();
+    env_.Advance(30'000);
+    Drain();
+    return Dump("SELECT order_no, status, payment_id, version FROM pay_orders ORDER BY order_no") +
+           Dump("SELECT biz_no, type, user_id, amount_cents FROM pay_account_flows ORDER BY biz_no, type") +
+           Dump("SELECT user_id, balance_cents FROM pay_accounts ORDER BY user_id") +
+           Dump("SELECT payment_id, scene, user_id, points FROM pay_points ORDER BY payment_id") +
+           Dump("SELECT event_key, idempotency_key, order_no, kind FROM pay_notifications ORDER BY event_key") +
+           Dump("SELECT key, status, attempts, result_summary, last_error FROM idem_records ORDER BY key");
+  };
+  const std::string set_based = run();
+  const std::vector<std::string> set_log = log_, set_debits = downstream_.debit_keys;
+  EXPECT_GE(sets_, 1);
+  EXPECT_EQ(sets_applied_, 0);
+
+  log_.clear();
+  downstream_.debit_keys.clear();
+  Open("one.db", "one-queue.db", /*set_based=*/false);
+  const std::string one_by_one = run();
+  EXPECT_EQ(set_based, one_by_one);
+  EXPECT_EQ(set_log, log_);
+  EXPECT_EQ(set_debits, downstream_.debit_keys);
+  EXPECT_NE(set_based.find("O3|PAID|P3|1"), std::string::npos) << set_based;
 }
 
 }  // namespace
