@@ -163,9 +163,9 @@ class StateMachine {
   };
 
   // The set form of Move, for a batch of events: moves every row of `rows` from
-  // a declared predecessor to `target` in as few conditional UPDATEs as the
-  // engine's parameter limit allows (each row's also_set chosen by a CASE on
-  // the key) and returns how many moved. A row in any other state stays as it
+  // a declared predecessor to `target` in conditional UPDATEs of up to 128
+  // rows each (each row's also_set chosen by a CASE on the key) and returns
+  // how many moved. A row in any other state stays as it
   // is and is not classified: a caller that gets fewer than rows.size() rolls
   // back to its savepoint and runs Move row by row to learn why.
   // REQUIRES: as Move; every row sets the same columns in the same order.

@@ -10,9 +10,11 @@
 namespace idem::guards {
 namespace {
 
-// Five parameters per key; below SQLite's default limit of 32766 (see InsertOnceRows).
-constexpr size_t kMaxParameters = 30000;
-constexpr size_t kParametersPerKey = 5;
+// An engine walks a CASE one WHEN after the other, for every row it updates:
+// a statement's work grows with the square of its keys, so a large set is cut
+// into statements of at most this many keys (five parameters each, well below
+// every engine's parameter limit).
+constexpr size_t kMaxKeysPerStatement = 128;
 
 struct KeyTotal {
   Value key;
@@ -53,7 +55,7 @@ Result<BalancesChanged> ChangeBalances(SqlTx& tx, const BalanceColumn& where, co
   const std::string& key = where.key_column;
   const std::string& bal = where.balance_column;
   const std::string when = " WHEN ? THEN " + IntegerMarker(tx.Dialect());
-  const size_t per_statement = kMaxParameters / kParametersPerKey;
+  const size_t per_statement = kMaxKeysPerStatement;
   for (size_t start = 0; start < keys.size(); start += per_statement) {
     const size_t end = std::min(keys.size(), start + per_statement);
     std::string change = "CASE " + key, lowest = "CASE " + key;

@@ -22,9 +22,9 @@ struct BalancesChanged {
   bool all() const { return changed == keys; }
 };
 
-// Applies `deltas` to `where` in as few conditional UPDATEs as the engine's
-// parameter limit allows (CASE per key; the check and the change in one
-// statement, as ChangeBalance). Several deltas of one key are summed, and the
+// Applies `deltas` to `where` in conditional UPDATEs of up to 128 keys each
+// (a CASE per key; the check and the change in one statement, as
+// ChangeBalance). Several deltas of one key are summed, and the
 // key changes only when applying them one by one, in order, would never have
 // taken it below `floor`; otherwise that key is left alone. Which keys were
 // left alone (short or missing) is not reported: a caller that gets
