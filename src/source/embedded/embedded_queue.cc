@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "source/embedded/queue_row.h"
+#include "source/embedded/queue_sql.h"
 #include "idem/store.h"
 #include "store/sqlite/sqlite_db.h"
 
@@ -273,8 +274,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTrans
       ids.push_back(m->receipt.sequence);
     }
     if (ids.empty()) return true;
-    auto n = tx.Exec("DELETE FROM idem_queue WHERE state = 0 AND id IN (SELECT value FROM json_each(?))",
-                     {ids.dump()});
+    auto n = tx.Exec(embedded::kAckIdsSql, {ids.dump()});
     if (!n.ok()) return n.status();
     return true;
   }
