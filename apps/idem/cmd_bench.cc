@@ -84,8 +84,10 @@ void PrintSummary(const bench::BenchOutcome& b) {
                 s.naive_per_s, s.ceiling_per_s, s.idem_over_naive, s.idem_over_ceiling);
   }
   for (const bench::EndToEndSummary& e : b.end_to_end)
-    std::printf("  %-18s end to end: idem %8.0f msg/s   raw %9.0f msg/s   idem/raw %.2f (%.2f–%.2f over %d pairs)\n",
-                e.broker.label.c_str(), e.idem_per_s, e.raw_per_s, e.ratio, e.ratio_min, e.ratio_max, e.pairs);
+    std::printf("  %-18s end to end: idem %8.0f msg/s   ceiling %8.0f msg/s   raw %9.0f msg/s   idem/ceiling %.2f   "
+                "idem/raw %.2f (%.2f–%.2f over %d rounds)\n",
+                e.broker.label.c_str(), e.idem_per_s, e.ceiling_per_s, e.raw_per_s, e.over_ceiling, e.ratio,
+                e.ratio_min, e.ratio_max, e.pairs);
   std::cout << "  report: " << b.report_path << "\n";
   std::cout << "  plot:   " << (b.plot_path.empty() ? b.plot_note : b.plot_path) << "\n";
 }

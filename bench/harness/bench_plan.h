@@ -11,9 +11,9 @@
 // and once, on the first store, a soak run of idem whose memory is sampled.
 // End to end, for each broker (the embedded queue in a file of its own and in
 // the SQLite store's file; RabbitMQ and Kafka when given): idem consuming from
-// it into SQLite against the broker's raw poll+ack loop, alternated raw, idem,
-// raw, idem, … so that both see the same machine; the ratio is the median of
-// the pairs' ratios.
+// it into SQLite against the same with the guard off (the ceiling) and against
+// the broker's raw poll+ack loop, alternated raw, ceiling, idem, raw, … so that
+// all three see the same machine; each ratio is the median of the rounds' ratios.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +44,8 @@ struct BenchOptions {
   std::string rabbitmq_url;     // end-to-end rows on RabbitMQ (a queue per run); "" for none
   std::string kafka_url;        // end-to-end rows on Kafka, e.g. kafka://mock/pay.success; "" for none
   int64_t e2e_messages = 0;     // per end-to-end run
-  int e2e_pairs = 0;            // raw/idem pairs per broker; < 0: no end-to-end rows
+  int64_t e2e_kafka_messages = 0;  // per end-to-end run on Kafka (at most e2e_messages)
+  int e2e_pairs = 0;            // raw/ceiling/idem rounds per broker; < 0: no end-to-end rows
   void ApplyModeDefaults();
 };
 
@@ -66,7 +67,10 @@ struct BrokerTarget {
 };
 // The embedded queue twice (a file of its own, the store's file), then RabbitMQ and Kafka if given.
 std::vector<BrokerTarget> BrokerTargets(const BenchOptions& options);
-// raw, idem, raw, idem, … (e2e_pairs of each) on one broker, batch B, SQLite store.
+// Messages per end-to-end run on this broker.
+int64_t EndToEndMessages(const BenchOptions& options, const BrokerTarget& broker);
+// raw, ceiling, idem, raw, ceiling, idem, … (e2e_pairs of each) on one broker,
+// batch B, SQLite store.
 std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& options, const BrokerTarget& broker);
 
 // compare, sweep, random-keys and history runs of one store.

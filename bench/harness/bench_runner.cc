@@ -58,31 +58,41 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The median of `v` and its range.
+void Spread(const std::vector<double>& v, double* median, double* lowest, double* highest) {
+  *median = Median(v);
+  *lowest = *std::min_element(v.begin(), v.end());
+  *highest = *std::max_element(v.begin(), v.end());
+}
+
 EndToEndSummary SummariseEndToEnd(const BenchOutcome& b, const BrokerTarget& broker) {
   EndToEndSummary e;
   e.broker = broker;
-  std::vector<double> idem, raw, ratios;
+  e.messages = EndToEndMessages(b.options, broker);
+  std::vector<double> idem, ceiling, raw, ratios, over_ceiling;
   for (int pair = 1; pair <= b.options.e2e_pairs; ++pair) {
-    const RunResult *i = nullptr, *r = nullptr;
-    for (const RunResult& run : b.runs)
-      if (run.spec.role == Role::kEndToEnd && run.spec.broker_label == broker.label && run.spec.repeat == pair)
-        (run.spec.variant == Variant::kRaw ? r : i) = &run;
-    if (Throughput(i) <= 0 || Throughput(r) <= 0) continue;
+    const RunResult *i = nullptr, *c = nullptr, *r = nullptr;
+    for (const RunResult& run : b.runs) {
+      if (run.spec.role != Role::kEndToEnd || run.spec.broker_label != broker.label || run.spec.repeat != pair)
+        continue;
+      if (run.spec.variant == Variant::kRaw) r = &run;
+      if (run.spec.variant == Variant::kCeiling) c = &run;
+      if (run.spec.variant == Variant::kIdem) i = &run;
+    }
+    if (Throughput(i) <= 0 || Throughput(c) <= 0 || Throughput(r) <= 0) continue;
     idem.push_back(i->msgs_per_s);
+    ceiling.push_back(c->msgs_per_s);
     raw.push_back(r->msgs_per_s);
     ratios.push_back(i->msgs_per_s / r->msgs_per_s);
+    over_ceiling.push_back(i->msgs_per_s / c->msgs_per_s);
   }
   e.pairs = static_cast<int>(ratios.size());
   if (ratios.empty()) return e;
-  e.idem_per_s = Median(idem);
-  e.raw_per_s = Median(raw);
-  e.ratio = Median(ratios);
-  e.idem_min = *std::min_element(idem.begin(), idem.end());
-  e.idem_max = *std::max_element(idem.begin(), idem.end());
-  e.raw_min = *std::min_element(raw.begin(), raw.end());
-  e.raw_max = *std::max_element(raw.begin(), raw.end());
-  e.ratio_min = *std::min_element(ratios.begin(), ratios.end());
-  e.ratio_max = *std::max_element(ratios.begin(), ratios.end());
+  Spread(idem, &e.idem_per_s, &e.idem_min, &e.idem_max);
+  Spread(ceiling, &e.ceiling_per_s, &e.ceiling_min, &e.ceiling_max);
+  Spread(raw, &e.raw_per_s, &e.raw_min, &e.raw_max);
+  Spread(ratios, &e.ratio, &e.ratio_min, &e.ratio_max);
+  Spread(over_ceiling, &e.over_ceiling, &e.over_ceiling_min, &e.over_ceiling_max);
   return e;
 }
 
@@ -271,12 +281,17 @@ nlohmann::json ToJson(const BenchOutcome& b) {
   json e2e = json::object();
   for (const EndToEndSummary& e : b.end_to_end)
     e2e[e.broker.label] = {{"pairs", e.pairs},
+                           {"messages_per_run", e.messages},
                            {"idem_msgs_per_s", e.idem_per_s},
+                           {"ceiling_msgs_per_s", e.ceiling_per_s},
                            {"raw_msgs_per_s", e.raw_per_s},
                            {"idem_msgs_per_s_range", {e.idem_min, e.idem_max}},
+                           {"ceiling_msgs_per_s_range", {e.ceiling_min, e.ceiling_max}},
                            {"raw_msgs_per_s_range", {e.raw_min, e.raw_max}},
                            {"idem/raw", e.ratio},
-                           {"idem/raw_range", {e.ratio_min, e.ratio_max}}};
+                           {"idem/raw_range", {e.ratio_min, e.ratio_max}},
+                           {"idem/ceiling", e.over_ceiling},
+                           {"idem/ceiling_range", {e.over_ceiling_min, e.over_ceiling_max}}};
   json runs = json::array();
   for (const RunResult& r : b.runs) runs.push_back(ToJson(r));
   json out = {{"mode", b.options.quick ? "quick" : "full"},
@@ -298,6 +313,7 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                 {"paced_seconds", b.options.paced_seconds},
                 {"soak_messages", b.options.soak_messages},
                 {"end_to_end_messages_per_run", b.options.e2e_messages},
+                {"end_to_end_kafka_messages_per_run", b.options.e2e_kafka_messages},
                 {"end_to_end_pairs", b.options.e2e_pairs},
                 {"seed", b.options.seed}}},
               {"total_seconds", b.total_seconds},

@@ -30,14 +30,17 @@ struct StoreSummary {
   double common_rate = 0, high_rate = 0;  // offered rates of the latency runs, msg/s
 };
 
-// One broker's end-to-end row: idem against the broker's raw loop, from
-// alternated pairs of runs (medians; the spread is the lowest and highest pair).
+// One broker's end-to-end row: idem against the same with the guard off (the
+// ceiling) and against the broker's raw loop, from alternated rounds of runs
+// (medians; the spread is the lowest and highest round).
 struct EndToEndSummary {
   BrokerTarget broker;
-  int pairs = 0;  // pairs where both runs passed
-  double idem_per_s = 0, raw_per_s = 0;  // medians
-  double idem_min = 0, idem_max = 0, raw_min = 0, raw_max = 0;
-  double ratio = 0, ratio_min = 0, ratio_max = 0;  // idem / raw: median, lowest and highest pair
+  int64_t messages = 0;  // per run
+  int pairs = 0;  // rounds where every run passed
+  double idem_per_s = 0, ceiling_per_s = 0, raw_per_s = 0;  // medians
+  double idem_min = 0, idem_max = 0, ceiling_min = 0, ceiling_max = 0, raw_min = 0, raw_max = 0;
+  double ratio = 0, ratio_min = 0, ratio_max = 0;  // idem / raw: median, lowest and highest round
+  double over_ceiling = 0, over_ceiling_min = 0, over_ceiling_max = 0;  // idem / ceiling
 };
 
 struct BenchOutcome {

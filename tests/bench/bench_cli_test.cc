@@ -60,17 +60,21 @@ TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
   EXPECT_GT(j["stores"]["sqlite"]["batch_sweep_msgs_per_s"]["idem"]["1"].get<double>(), 0);
   EXPECT_GT(j["stores"]["sqlite"]["batch_sweep_msgs_per_s"]["ceiling"]["100"].get<double>(), 0);
   EXPECT_FALSE(j["micro_benchmarks"].empty()) << j["micro_error"];
-  // End to end on the embedded queue, in a file of its own and in the store's file: both sides measured.
+  // End to end on the embedded queue, in a file of its own and in the store's file: all three measured.
   for (const char* broker : {"embedded", "embedded-in-store"}) {
     const auto& e = j["end_to_end"][broker];
     EXPECT_EQ(e["pairs"].get<int>(), 1) << j["end_to_end"].dump();
+    EXPECT_EQ(e["messages_per_run"].get<int64_t>(), 400) << j["end_to_end"].dump();
     EXPECT_GT(e["idem/raw"].get<double>(), 0) << j["end_to_end"].dump();
+    EXPECT_GT(e["idem/ceiling"].get<double>(), 0) << j["end_to_end"].dump();
     EXPECT_GT(e["raw_msgs_per_s"].get<double>(), 0) << j["end_to_end"].dump();
+    EXPECT_GT(e["ceiling_msgs_per_s"].get<double>(), 0) << j["end_to_end"].dump();
   }
 
   const std::string report = ReadFile(out + "/REPORT.md");
   EXPECT_NE(report.find("idem / naive"), std::string::npos);
   EXPECT_NE(report.find("End to end"), std::string::npos);
+  EXPECT_NE(report.find("idem / ceiling (median, range)"), std::string::npos);
   EXPECT_NE(report.find("exactly once"), std::string::npos);
   EXPECT_NE(report.find("BM_ClaimBatch"), std::string::npos);
   // The plot needs gnuplot; without it the report says how to get it.

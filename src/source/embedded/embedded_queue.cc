@@ -8,11 +8,14 @@
 // move the message under the new holder's feet; its ack still deletes the row,
 // which is safe because the effect is committed and the guard absorbs the copy.
 //
-// Commits: a poll's lease is written without waiting for the disk (a lease lost
-// to a power cut only makes the messages deliverable again sooner; the next
-// synced commit on the file flushes it anyway), so a batch costs the store's
-// commit and the settle's. When the queue lives in the store's own SQLite
-// file, the pipeline writes the acks through the store's transaction
+// Commits: a poll's lease and a settle of acks alone are written without
+// waiting for the disk (a lease lost to a power cut only makes the messages
+// deliverable again sooner; a lost ack delivers an applied message again, and
+// the guard records it as a duplicate; the next synced commit on the file
+// flushes both anyway), so a batch in a queue file of its own costs one synced
+// commit, the store's. Retries, parks and releases are synced: they change
+// where a message waits. When the queue lives in the store's own SQLite file,
+// the pipeline writes the acks through the store's transaction
 // (SettlesInStoreTransaction): one synced commit per batch, and an applied
 // message is never delivered again.
 #include "idem/embedded_queue.h"
@@ -26,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "source/embedded/queue_row.h"
+#include "source/embedded/queue_sql.h"
 #include "idem/store.h"
 #include "store/sqlite/sqlite_db.h"
 
@@ -145,15 +149,20 @@ class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTrans
     return Insert(m, 0, 1, reason, nullptr);
   }
 
+  // Runs `write` with the file's commits not waiting for the disk: for what a
+  // power cut may safely undo (see the top of this file).
+  template <typename Write>
+  auto Unflushed(Write write) -> decltype(write()) {
+    if (!opt_.durable_against_power_loss) return write();
+    IDEM_RETURN_IF_ERROR(db_->ExecScript("PRAGMA synchronous = NORMAL"));
+    auto result = write();
+    Status back = db_->ExecScript("PRAGMA synchronous = FULL");
+    if (!back.ok()) return back;
+    return result;
+  }
+
   Result<std::vector<Message>> PollOnce(size_t max) {
-    // The lease needs no flush of its own (see the top of this file).
-    if (opt_.durable_against_power_loss) IDEM_RETURN_IF_ERROR(db_->ExecScript("PRAGMA synchronous = NORMAL"));
-    auto polled = LeaseReady(max);
-    if (opt_.durable_against_power_loss) {
-      Status back = db_->ExecScript("PRAGMA synchronous = FULL");
-      if (!back.ok()) return back;
-    }
-    return polled;
+    return Unflushed([&] { return LeaseReady(max); });
   }
 
   Result<std::vector<Message>> LeaseReady(size_t max) {
@@ -222,6 +231,12 @@ class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTrans
   }
 
   Status Settle(const std::vector<Settlement>& settlements) override {
+    const bool acks_only = std::all_of(settlements.begin(), settlements.end(),
+                                       [](const Settlement& s) { return s.kind == Settlement::Kind::kAck; });
+    return acks_only ? Unflushed([&] { return SettleAll(settlements); }) : SettleAll(settlements);
+  }
+
+  Status SettleAll(const std::vector<Settlement>& settlements) {
     if (settlements.empty()) return Status::OK();
     // Refuse the whole call before touching anything if one receipt is not ours
     // to settle: another client's lease (an ack does not check the token), or
@@ -273,8 +288,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTrans
       ids.push_back(m->receipt.sequence);
     }
     if (ids.empty()) return true;
-    auto n = tx.Exec("DELETE FROM idem_queue WHERE state = 0 AND id IN (SELECT value FROM json_each(?))",
-                     {ids.dump()});
+    auto n = tx.Exec(embedded::kAckIdsSql, {ids.dump()});
     if (!n.ok()) return n.status();
     return true;
   }

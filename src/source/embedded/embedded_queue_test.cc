@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "idem/store.h"
+#include "source/embedded/queue_sql.h"
 #include "testing/test_util.h"
 #include "sim/sim_env.h"
 
@@ -267,6 +269,45 @@ TEST_F(EmbeddedQueueTest, SettlingAForeignReceiptIsRefused) {
   Message m = Msg("{}");
   m.receipt = Receipt{};  // never handed out
   EXPECT_FALSE(Settle(*queue_, m, Settlement::Kind::kAck).ok());
+}
+
+// With the queue in the store's file, a batch's acks are deleted by id in the
+// store's transaction: a lookup per message, not a walk over the whole
+// backlog (which made each batch slower the more messages were waiting).
+TEST_F(EmbeddedQueueTest, AcksInTheStoresTransactionLookUpTheirRowsByIdWhateverTheBacklog) {
+  const std::string file = dir_.File("store.db");
+  auto store = OpenSqliteStore(file, {}, &env_);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto queue = EmbeddedQueue::Open(file, {}, &env_);
+  ASSERT_TRUE(queue.ok()) << queue.status().ToString();
+  std::vector<Message> backlog;
+  for (int i = 0; i < 50; ++i) backlog.push_back(Msg("p" + std::to_string(i)));
+  ASSERT_TRUE((*queue)->PublishBatch(backlog).ok());
+  std::vector<Message> polled = Poll(**queue, 5);
+  ASSERT_EQ(polled.size(), 5u);
+
+  auto tx = (*store)->Begin();
+  ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+  auto plan = (*tx)->Query(std::string("EXPLAIN QUERY PLAN ") + embedded::kAckIdsSql, {std::string("[]")});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  std::string steps;
+  for (const Row& step : *plan) steps += AsText(step.back()) + "; ";
+  EXPECT_NE(steps.find("idem_queue USING INTEGER PRIMARY KEY"), std::string::npos) << steps;
+  EXPECT_EQ(steps.find("idem_queue_ready"), std::string::npos) << steps;
+
+  auto* in_store = dynamic_cast<SettlesInStoreTransaction*>(queue->get());
+  ASSERT_NE(in_store, nullptr);
+  std::vector<const Message*> acked;
+  for (const Message& m : polled) acked.push_back(&m);
+  auto wrote = in_store->AckInTransaction(**tx, acked);
+  ASSERT_TRUE(wrote.ok()) << wrote.status().ToString();
+  EXPECT_TRUE(*wrote);
+  ASSERT_TRUE((*tx)->Commit().ok());
+  in_store->AckCommitted(acked);
+  auto stats = (*queue)->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->ready, 45) << "the five acked messages are gone, the rest still wait";
+  EXPECT_EQ(stats->in_flight, 0);
 }
 
 }  // namespace
