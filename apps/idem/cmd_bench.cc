@@ -13,6 +13,7 @@
 
 #include "cli_checks.h"
 #include "commands.h"
+#include "harness/bench_goals.h"
 #include "harness/bench_runner.h"
 #include "harness/plot_gnuplot.h"
 #include "harness/report_markdown.h"
@@ -86,6 +87,8 @@ void PrintSummary(const bench::BenchOutcome& b) {
   for (const bench::EndToEndSummary& e : b.end_to_end)
     std::printf("  %-18s end to end: idem %8.0f msg/s   raw %9.0f msg/s   idem/raw %.2f (%.2f–%.2f over %d pairs)\n",
                 e.broker.label.c_str(), e.idem_per_s, e.raw_per_s, e.ratio, e.ratio_min, e.ratio_max, e.pairs);
+  for (const bench::GoalRow& g : bench::EvaluateGoals(b))
+    std::printf("  goal %-64s %-8s %s\n", g.goal.path, g.met ? "met" : "MISSED", g.shown.c_str());
   std::cout << "  report: " << b.report_path << "\n";
   std::cout << "  plot:   " << (b.plot_path.empty() ? b.plot_note : b.plot_path) << "\n";
 }

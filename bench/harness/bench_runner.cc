@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "harness/bench_goals.h"
 #include "harness/child_run.h"
 #include "harness/fast_filter_factory.h"
 #include "harness/run_json.h"
@@ -277,6 +278,13 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                            {"raw_msgs_per_s_range", {e.raw_min, e.raw_max}},
                            {"idem/raw", e.ratio},
                            {"idem/raw_range", {e.ratio_min, e.ratio_max}}};
+  json goals = json::array();
+  for (const GoalRow& g : EvaluateGoals(b))
+    goals.push_back({{"path", g.goal.path},
+                     {"goal", BoundText(g.goal)},
+                     {"figure", g.has_figure ? json(g.figure) : json()},
+                     {"shown", g.shown},
+                     {"met", g.met}});
   json runs = json::array();
   for (const RunResult& r : b.runs) runs.push_back(ToJson(r));
   json out = {{"mode", b.options.quick ? "quick" : "full"},
@@ -284,6 +292,7 @@ nlohmann::json ToJson(const BenchOutcome& b) {
               {"ratios", ratios},
               {"stores", stores},
               {"end_to_end", e2e},
+              {"goals", goals},
               {"runs", runs},
               {"micro_benchmarks", ToJson(b.micro)},
               {"micro_error", b.micro_error},

@@ -1,4 +1,4 @@
-// The bench report as Markdown: the headline ratios against their targets,
+// The bench report as Markdown: the headline ratios, the goals met or missed,
 // what every number means, latency, the batch-size sweep (with the plot),
 // table size and key order, memory, the micro-benchmarks and every run.
 #pragma once
