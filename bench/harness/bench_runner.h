@@ -15,6 +15,7 @@
 #include "harness/micro_suite.h"
 #include "harness/run_spec.h"
 #include "idem/status.h"
+#include "workers/workers_bench.h"
 
 namespace idem::bench {
 
@@ -40,6 +41,18 @@ struct EndToEndSummary {
   double ratio = 0, ratio_min = 0, ratio_max = 0;  // idem / raw: median, lowest and highest pair
 };
 
+// The Redis filter on one store at one share of copies: idem with the filter
+// against idem without it, from alternated pairs (medians; with / without is
+// the median of the pairs' ratios, with the lowest and highest pair).
+struct FilterSummary {
+  std::string store;  // label
+  double duplicate_ratio = 0;
+  int pairs = 0;  // pairs where both runs passed
+  double without_per_s = 0, with_per_s = 0;
+  double ratio = 0, ratio_min = 0, ratio_max = 0;
+  double filtered_share = 0;  // messages the filter stopped ÷ messages, over the runs with it
+};
+
 struct BenchOutcome {
   BenchOptions options;
   MachineInfo machine;
@@ -47,6 +60,8 @@ struct BenchOutcome {
   std::vector<RunResult> runs;
   std::vector<StoreSummary> summaries;
   std::vector<EndToEndSummary> end_to_end;
+  std::vector<FilterSummary> filter;
+  std::vector<WorkersResult> workers;  // each server store at kWorkerCounts
   std::vector<MicroResult> micro;
   std::string micro_error;
   double total_seconds = 0;

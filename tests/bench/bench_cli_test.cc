@@ -75,6 +75,8 @@ TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
   EXPECT_TRUE(goals.count("SQLite, idem / naive")) << j["goals"].dump();
   EXPECT_TRUE(goals.count("embedded queue (a file of its own), end to end idem / raw")) << j["goals"].dump();
   for (const std::string& g : goals) EXPECT_EQ(g.find("PostgreSQL"), std::string::npos) << g;
+  EXPECT_TRUE(j["workers"].empty());
+  EXPECT_TRUE(j["fast_filter"].empty());
 
   const std::string report = ReadFile(out + "/REPORT.md");
   EXPECT_NE(report.find("## Goals"), std::string::npos);
