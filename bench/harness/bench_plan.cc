@@ -10,7 +10,6 @@ RunSpec Base(const BenchOptions& o, const StoreTarget& store, Role role, Variant
   s.role = role;
   s.store = store.url;
   s.store_label = store.label;
-  s.redis_url = store.redis_url;
   s.variant = v;
   s.batch_size = v == Variant::kNaive ? 1 : batch;
   s.messages = o.messages;
@@ -72,7 +71,7 @@ std::vector<BrokerTarget> BrokerTargets(const BenchOptions& o) {
 
 std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& o, const BrokerTarget& broker) {
   std::vector<RunSpec> runs;
-  const StoreTarget sqlite{"sqlite", "sqlite", "", ""};
+  const StoreTarget sqlite{"sqlite", "sqlite", ""};
   for (int pair = 1; pair <= o.e2e_pairs; ++pair)
     for (Variant v : {Variant::kRaw, Variant::kIdem}) {
       RunSpec s = Base(o, sqlite, Role::kEndToEnd, v, o.batch_size);
@@ -88,7 +87,7 @@ std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& o, const BrokerTarget&
 }
 
 std::vector<StoreTarget> StoreTargets(const BenchOptions& o) {
-  std::vector<StoreTarget> out{{"sqlite", "sqlite", "", ""}};
+  std::vector<StoreTarget> out{{"sqlite", "sqlite", ""}};
   for (const std::string& url : o.store_urls) {
     std::string label = url.substr(0, url.find(':'));
     if (label == "postgresql") label = "postgres";
@@ -100,7 +99,7 @@ std::vector<StoreTarget> StoreTargets(const BenchOptions& o) {
       if (!taken) break;
       label = base + "#" + std::to_string(n);
     }
-    out.push_back({label, url, "", ""});
+    out.push_back({label, url, ""});
   }
   return out;
 }

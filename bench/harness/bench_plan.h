@@ -58,7 +58,6 @@ struct BenchOptions {
 struct StoreTarget {
   std::string label;      // "sqlite", "postgres", …
   std::string url;        // "sqlite" or the URL
-  std::string redis_url;  // "" for none (the main rows); the filter's runs set it
   // How the store makes a commit durable, read from the store itself (a
   // PostgreSQL with fsync=off makes every commit free and flatters naive).
   std::string durability;

@@ -25,10 +25,6 @@ std::string JournalKiB(const RunResult& r) {
   return Fixed(static_cast<double>(r.bytes_written) / 1024.0 / static_cast<double>(r.messages), 2);
 }
 
-std::string StoreName(const StoreSummary& s) {
-  return s.target.label + (s.target.redis_url.empty() ? "" : " + Redis");
-}
-
 void Header(std::ostringstream& md, const BenchOutcome& b, const std::string& command) {
   const MachineInfo& m = b.machine;
   md << "# idem bench\n\n"
@@ -44,8 +40,7 @@ void Header(std::ostringstream& md, const BenchOutcome& b, const std::string& co
      << "and " << Ms(m.fsync_ms_after) << " ms after: naive pays about one of those a message, idem one a batch, so "
      << "on SQLite idem / naive follows the disk's flush latency more than anything idem does.\n\n";
   for (const StoreTarget& t : b.stores) {
-    md << "Store **" << t.label << "**" << (t.redis_url.empty() ? "" : " with the Redis fast filter") << ": "
-       << t.durability;
+    md << "Store **" << t.label << "**: " << t.durability;
     if (t.durability.find("fsync=off") != std::string::npos)
       md << " — **fsync is off**, so a commit costs no disk flush and naive's figure is flattered; measure against "
             "a server with fsync on";
@@ -74,7 +69,7 @@ void Noise(std::ostringstream& md, const BenchOutcome& b) {
     const double a = s.naive_per_s, c = SweepPoint(b, s.target.label, Variant::kIdem, 1);
     if (a <= 0 || c <= 0) continue;
     const double spread = std::abs(a - c) / std::max(a, c) * 100;
-    md << "Noise check (" << StoreName(s) << "): naive and idem at B=1 are the same configuration, measured "
+    md << "Noise check (" << s.target.label << "): naive and idem at B=1 are the same configuration, measured "
        << "twice: " << Rate(a) << " and " << Rate(c) << " msg/s, " << Fixed(spread, 0) << " % apart"
        << (spread > 15 ? " — read every figure of this store with that margin" : "") << ".\n\n";
   }
@@ -86,7 +81,7 @@ void Headline(std::ostringstream& md, const BenchOutcome& b) {
      << ") | naive msg/s | ceiling msg/s | idem / naive | idem / ceiling |\n"
      << "|---|---:|---:|---:|---:|---:|\n";
   for (const StoreSummary& s : b.summaries)
-    md << "| " << StoreName(s) << " | " << Rate(s.idem_per_s) << " | " << Rate(s.naive_per_s) << " | "
+    md << "| " << s.target.label << " | " << Rate(s.idem_per_s) << " | " << Rate(s.naive_per_s) << " | "
        << Rate(s.ceiling_per_s) << " | " << Fixed(s.idem_over_naive, 2) << " | " << Fixed(s.idem_over_ceiling, 2)
        << " |\n";
   md << "\n";
@@ -272,8 +267,7 @@ void Latency(std::ostringstream& md, const BenchOutcome& b) {
      << "|---|---:|---|---:|---:|---:|---:|---:|\n";
   for (const RunResult& r : b.runs) {
     if (r.spec.phase != Phase::kPaced) continue;
-    const bool redis = !r.spec.redis_url.empty() && r.spec.variant != Variant::kCeiling;
-    md << "| " << r.spec.store_label << (redis ? " + Redis" : "") << " | " << Rate(r.spec.rate_per_s) << " msg/s ("
+    md << "| " << r.spec.store_label << " | " << Rate(r.spec.rate_per_s) << " msg/s ("
        << (r.spec.role == Role::kLatencyCommon ? "common" : "high") << ") | " << VariantName(r.spec.variant)
        << (r.spec.variant == Variant::kNaive ? "" : " B=" + std::to_string(r.spec.batch_size)) << " | ";
     if (r.ok && r.overloaded)
@@ -301,11 +295,11 @@ void Sweep(std::ostringstream& md, const BenchOutcome& b, const std::string& plo
   md << "\n";
   for (const StoreSummary& s : b.summaries) {
     for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
-      md << "| " << StoreName(s) << " | " << VariantName(v) << " |";
+      md << "| " << s.target.label << " | " << VariantName(v) << " |";
       for (size_t batch : b.options.sweep) md << " " << Rate(SweepPoint(b, s.target.label, v, batch)) << " |";
       md << "\n";
     }
-    md << "| " << StoreName(s) << " | idem / ceiling |";
+    md << "| " << s.target.label << " | idem / ceiling |";
     for (size_t batch : b.options.sweep) {
       const double i = SweepPoint(b, s.target.label, Variant::kIdem, batch);
       const double c = SweepPoint(b, s.target.label, Variant::kCeiling, batch);
@@ -333,7 +327,7 @@ void TableShape(std::ostringstream& md, const BenchOutcome& b) {
       const RunResult* k = FindRun(b, s.target.label, c.role, Variant::kCeiling, b.options.batch_size);
       if (!i && !k) continue;
       const double iv = i && i->ok ? i->msgs_per_s : 0, kv = k && k->ok ? k->msgs_per_s : 0;
-      md << "| " << StoreName(s) << " | " << c.what << " | " << Rate(iv) << " | " << Rate(kv) << " | "
+      md << "| " << s.target.label << " | " << c.what << " | " << Rate(iv) << " | " << Rate(kv) << " | "
          << (iv > 0 && kv > 0 ? Fixed(iv / kv, 2) : "—") << " |\n";
     }
   }

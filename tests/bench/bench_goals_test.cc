@@ -25,7 +25,7 @@ void AddStore(BenchOutcome* b, const std::string& label, const std::string& dura
   b->runs.push_back(MakeRun(label, Role::kCompare, Variant::kNaive, naive));
   b->runs.push_back(MakeRun(label, Role::kCompare, Variant::kCeiling, ceiling));
   StoreSummary s;
-  s.target = {label, label == "sqlite" ? "sqlite" : "postgresql://x/y", "", durability};
+  s.target = {label, label == "sqlite" ? "sqlite" : "postgresql://x/y", durability};
   s.idem_per_s = idem;
   s.naive_per_s = naive;
   s.ceiling_per_s = ceiling;
