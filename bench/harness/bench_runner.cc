@@ -343,6 +343,13 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
   return out;
 }
 
+double ScalingVsOneWorker(const BenchOutcome& b, const WorkersResult& w) {
+  for (const WorkersResult& one : b.workers)
+    if (one.spec.store_label == w.spec.store_label && one.spec.workers == 1 && one.ok && w.ok)
+      return Ratio(w.msgs_per_s, one.msgs_per_s);
+  return 0;
+}
+
 nlohmann::json ToJson(const BenchOutcome& b) {
   using nlohmann::json;
   json stores = json::object();
@@ -387,7 +394,10 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                       {"with/without_range", {f.ratio_min, f.ratio_max}},
                       {"filtered_share", f.filtered_share}});
   json workers = json::array();
-  for (const WorkersResult& w : b.workers) workers.push_back(ToJson(w));
+  for (const WorkersResult& w : b.workers) {
+    workers.push_back(ToJson(w));
+    workers.back()["scaling_vs_1_worker"] = ScalingVsOneWorker(b, w);
+  }
   json goals = json::array();
   for (const GoalRow& g : EvaluateGoals(b))
     goals.push_back({{"path", g.goal.path},

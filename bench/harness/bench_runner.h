@@ -87,6 +87,9 @@ const RunResult* FindRun(const BenchOutcome& b, const std::string& store, Role r
 // The throughput of `variant` at batch size `batch` in the sweep (compare runs included); 0 if none.
 double SweepPoint(const BenchOutcome& b, const std::string& store, Variant variant, size_t batch);
 
+// `w`'s msg/s over that of one worker on the same store; 0 if either failed.
+double ScalingVsOneWorker(const BenchOutcome& b, const WorkersResult& w);
+
 nlohmann::json ToJson(const BenchOutcome& b);
 
 }  // namespace idem::bench

@@ -155,11 +155,9 @@ void Workers(std::ostringstream& md, const BenchOutcome& b) {
      << "| store | workers | msg/s | scaling vs 1 worker | transaction reruns | exactly once |\n"
      << "|---|---:|---:|---:|---:|---|\n";
   for (const WorkersResult& w : b.workers) {
-    double one = 0;
-    for (const WorkersResult& x : b.workers)
-      if (x.spec.store_label == w.spec.store_label && x.spec.workers == 1 && x.ok) one = x.msgs_per_s;
+    const double scaling = ScalingVsOneWorker(b, w);
     md << "| " << w.spec.store_label << " | " << w.spec.workers << " | " << Rate(w.ok ? w.msgs_per_s : 0) << " | "
-       << (w.ok && one > 0 ? Fixed(w.msgs_per_s / one, 2) + " ×" : "—") << " | " << Int(w.transaction_retries)
+       << (scaling > 0 ? Fixed(scaling, 2) + " ×" : "—") << " | " << Int(w.transaction_retries)
        << " | " << (w.ok ? "yes (" + Int(w.ledger_rows) + " payments, " + Int(w.messages) + " messages)"
                          : "**no**: " + w.error)
        << " |\n";
