@@ -88,8 +88,8 @@ std::optional<Figure> SoakGrowth(const BenchOutcome& b) {
     const double per_million = static_cast<double>(last_kb - first_kb) / 1024.0 /
                                (static_cast<double>(last_at - first_at) / 1e6);
     return Figure{true, per_million,
-                  Fixed(per_million, 2) + " (" + MiB(first_kb) + " → " + MiB(last_kb) + " over " + Int(last_at - first_at) +
-                      " messages)"};
+                  Fixed(per_million, 2) + " MiB per million (" + MiB(first_kb) + " → " + MiB(last_kb) + " over " +
+                      Int(last_at - first_at) + " messages)"};
   }
   return std::nullopt;
 }

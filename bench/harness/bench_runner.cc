@@ -119,7 +119,9 @@ EndToEndSummary SummariseEndToEnd(const BenchOutcome& b, const BrokerTarget& bro
 FilterSummary SummariseFilter(const BenchOutcome& b, const std::string& store, double copies) {
   const RunPairs pairs = PairsOf(
       b, b.options.filter_pairs,
-      [&](const RunSpec& s) { return s.role == Role::kFilter && s.store_label == store && s.duplicate_ratio == copies; },
+      [&](const RunSpec& s) {
+        return s.role == Role::kFilter && s.store_label == store && s.duplicate_ratio == copies;
+      },
       [](const RunSpec& s) { return !s.redis_url.empty(); });
   int64_t filtered = 0, messages = 0;
   for (const auto& [with, without] : pairs)

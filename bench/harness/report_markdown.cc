@@ -170,6 +170,8 @@ void Workers(std::ostringstream& md, const BenchOutcome& b) {
 std::string FilterVerdict(const FilterSummary& f) {
   if (f.pairs == 0) return "no figure (a run failed)";
   const double change = (f.ratio - 1) * 100;
+  if (f.ratio_min < 0.95 && f.ratio_max > 1.05)
+    return "went no clear way (one pair " + Fixed(f.ratio_min, 2) + " ×, another " + Fixed(f.ratio_max, 2) + " ×)";
   if (std::abs(change) < 5) return "made no clear difference (" + Fixed(f.ratio, 2) + " ×)";
   return std::string(change > 0 ? "made idem faster" : "made idem slower") + " (" + Fixed(f.ratio, 2) + " ×)";
 }
