@@ -10,7 +10,6 @@ RunSpec Base(const BenchOptions& o, const StoreTarget& store, Role role, Variant
   s.role = role;
   s.store = store.url;
   s.store_label = store.label;
-  s.redis_url = store.redis_url;
   s.variant = v;
   s.batch_size = v == Variant::kNaive ? 1 : batch;
   s.messages = o.messages;
@@ -28,6 +27,9 @@ std::string NameOf(const RunSpec& s) {
   if (s.role == Role::kNoCopies) name += " no-copies";
   if (s.phase == Phase::kPaced) name += " paced@" + std::to_string(static_cast<int64_t>(s.rate_per_s)) + "/s";
   if (s.role == Role::kSoak) name += " soak";
+  if (s.role == Role::kFilter)
+    name += " copies=" + std::to_string(static_cast<int>(s.duplicate_ratio * 100 + 0.5)) + "% #" +
+            std::to_string(s.repeat);
   if (s.role == Role::kEndToEnd)
     name = s.broker_label + " end-to-end " + VariantName(s.variant) + " B=" + std::to_string(s.batch_size) + " #" +
            std::to_string(s.repeat);
@@ -45,6 +47,9 @@ void BenchOptions::ApplyModeDefaults() {
   if (messages <= 0) messages = quick ? 15'000 : 200'000;
   if (max_seconds <= 0) max_seconds = quick ? 2.0 : 15.0;
   if (history < 0) history = quick ? 20'000 : 1'000'000;
+  // Seeding a million payments into a server takes minutes of the run's budget;
+  // a hundred thousand already puts every claim in a three-level index.
+  if (server_history < 0) server_history = std::min<int64_t>(history, 100'000);
   if (paced_seconds <= 0) paced_seconds = quick ? 1.5 : 5.0;
   if (soak_messages < 0) soak_messages = quick ? 0 : 1'000'000;
   if (micro_min_time_s == 0) micro_min_time_s = quick ? 0.01 : 0.2;
@@ -55,6 +60,7 @@ void BenchOptions::ApplyModeDefaults() {
   // librdkafka's mock cluster delivers about a thousand messages a second:
   // a few seconds' worth, not a minute's.
   if (e2e_kafka_messages <= 0) e2e_kafka_messages = quick ? 3'000 : 6'000;
+  if (filter_pairs <= 0) filter_pairs = quick ? 1 : 2;
 }
 
 std::vector<BrokerTarget> BrokerTargets(const BenchOptions& o) {
@@ -73,7 +79,7 @@ int64_t EndToEndMessages(const BenchOptions& o, const BrokerTarget& broker) {
 
 std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& o, const BrokerTarget& broker) {
   std::vector<RunSpec> runs;
-  const StoreTarget sqlite{"sqlite", "sqlite", "", ""};
+  const StoreTarget sqlite{"sqlite", "sqlite", ""};
   for (int pair = 1; pair <= o.e2e_pairs; ++pair)
     for (Variant v : {Variant::kRaw, Variant::kCeiling, Variant::kIdem}) {
       RunSpec s = Base(o, sqlite, Role::kEndToEnd, v, o.batch_size);
@@ -89,7 +95,7 @@ std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& o, const BrokerTarget&
 }
 
 std::vector<StoreTarget> StoreTargets(const BenchOptions& o) {
-  std::vector<StoreTarget> out{{"sqlite", "sqlite", "", ""}};
+  std::vector<StoreTarget> out{{"sqlite", "sqlite", ""}};
   for (const std::string& url : o.store_urls) {
     std::string label = url.substr(0, url.find(':'));
     if (label == "postgresql") label = "postgres";
@@ -101,9 +107,15 @@ std::vector<StoreTarget> StoreTargets(const BenchOptions& o) {
       if (!taken) break;
       label = base + "#" + std::to_string(n);
     }
-    out.push_back({label, url, o.redis_url, ""});
+    out.push_back({label, url, ""});
   }
   return out;
+}
+
+bool IsServerStore(const StoreTarget& store) {
+  for (const char* scheme : {"postgresql://", "postgres://", "mysql://", "mariadb://"})
+    if (store.url.rfind(scheme, 0) == 0) return true;
+  return false;
 }
 
 std::vector<RunSpec> PlanThroughputRuns(const BenchOptions& o, const StoreTarget& store) {
@@ -127,13 +139,33 @@ std::vector<RunSpec> PlanThroughputRuns(const BenchOptions& o, const StoreTarget
     s.duplicate_ratio = 0;
     runs.push_back(Named(s));
   }
-  if (o.history > 0) {
+  const int64_t history = IsServerStore(store) ? o.server_history : o.history;
+  if (history > 0) {
     for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
       RunSpec s = Base(o, store, Role::kHistory, v, b);
-      s.history = o.history;
+      s.history = history;
       runs.push_back(Named(s));
     }
   }
+  return runs;
+}
+
+std::vector<RunSpec> PlanFilterRuns(const BenchOptions& o, const StoreTarget& store) {
+  std::vector<RunSpec> runs;
+  if (o.redis_url.empty() || !IsServerStore(store)) return runs;
+  for (double copies : {o.duplicate_ratio, kStormDuplicates})
+    for (int pair = 1; pair <= o.filter_pairs; ++pair)
+      for (const std::string& redis : {std::string(), o.redis_url}) {
+        RunSpec s = Base(o, store, Role::kFilter, Variant::kIdem, o.batch_size);
+        // Half the cap of a throughput run: on a shared machine alternated
+        // pairs of shorter runs say more than one long run each way.
+        s.max_seconds = o.max_seconds / 2;
+        s.redis_url = redis;
+        s.duplicate_ratio = copies;
+        s.repeat = pair;
+        s.rss_samples = 0;
+        runs.push_back(Named(s));
+      }
   return runs;
 }
 

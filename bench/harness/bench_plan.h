@@ -6,8 +6,13 @@
 //   random-keys idem and ceiling with random business keys
 //   history     idem and ceiling with `history` payments already applied
 //   no-copies   idem and ceiling without duplicates: the records' own cost
-//   latency     paced at one common rate (half of naive's throughput) for all three,
-//               then idem and ceiling at half of idem's throughput
+//   latency     (SQLite only) paced at one common rate for all three, then idem
+//               and ceiling at half of idem's throughput
+// None of these has the Redis filter in front: the product's default is no
+// filter. On each server store (PostgreSQL, MySQL/MariaDB) also:
+//   workers     1, 2 and 4 workers on one stream (bench/workers)
+//   filter      with --redis-url: idem with and without the Redis filter, at the
+//               normal share of copies and in a duplicate storm, alternated
 // and once, on the first store, a soak run of idem whose memory is sampled.
 // End to end, for each broker (the embedded queue in a file of its own and in
 // the SQLite store's file; RabbitMQ and Kafka when given): idem consuming from
@@ -27,7 +32,7 @@ namespace idem::bench {
 struct BenchOptions {
   bool quick = false;
   std::vector<std::string> store_urls;  // besides SQLite; each must name a scratch database
-  std::string redis_url;                // fast filter for idem and naive on those stores
+  std::string redis_url;                // the Redis filter's own runs on those stores; "" for none
   std::string work_dir;                 // SQLite files of the runs
   uint64_t seed = 1;
   double duplicate_ratio = 0.3;
@@ -37,6 +42,7 @@ struct BenchOptions {
   int64_t messages = 0;         // per saturated run
   double max_seconds = 0;       // cap per saturated run
   int64_t history = -1;         // payments already in the tables for the history runs
+  int64_t server_history = -1;  // … on a server store, where seeding goes over the network
   double paced_seconds = 0;     // length of each latency run
   int64_t soak_messages = -1;   // 0: no soak run
   double micro_min_time_s = 0;  // per micro-benchmark; < 0: skip them
@@ -46,20 +52,28 @@ struct BenchOptions {
   int64_t e2e_messages = 0;     // per end-to-end run
   int64_t e2e_kafka_messages = 0;  // per end-to-end run on Kafka (at most e2e_messages)
   int e2e_pairs = 0;            // raw/ceiling/idem rounds per broker; < 0: no end-to-end rows
+  int filter_pairs = 0;         // without/with pairs per share of copies in the Redis filter's runs
   void ApplyModeDefaults();
 };
 
 struct StoreTarget {
   std::string label;      // "sqlite", "postgres", …
   std::string url;        // "sqlite" or the URL
-  std::string redis_url;  // "" for none
   // How the store makes a commit durable, read from the store itself (a
   // PostgreSQL with fsync=off makes every commit free and flatters naive).
   std::string durability;
 };
 
-// SQLite, then one target per --store-url (labelled by scheme, with --redis-url).
+// SQLite, then one target per --store-url (labelled by scheme), none with the Redis filter.
 std::vector<StoreTarget> StoreTargets(const BenchOptions& options);
+// PostgreSQL or MySQL/MariaDB: a store several workers can share, where the
+// Redis filter can save a round trip.
+bool IsServerStore(const StoreTarget& store);
+
+// The share of copies in the filter's duplicate storm.
+constexpr double kStormDuplicates = 0.9;
+// Worker counts of the several-workers table.
+inline constexpr int kWorkerCounts[] = {1, 2, 4};
 
 struct BrokerTarget {
   std::string label;   // embedded, embedded-in-store, rabbitmq, kafka-mock, kafka
@@ -75,6 +89,9 @@ std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& options, const BrokerT
 
 // compare, sweep, random-keys and history runs of one store.
 std::vector<RunSpec> PlanThroughputRuns(const BenchOptions& options, const StoreTarget& store);
+// The Redis filter's runs on one store: idem B, without then with the filter,
+// filter_pairs times at the normal share of copies and as many in a storm.
+std::vector<RunSpec> PlanFilterRuns(const BenchOptions& options, const StoreTarget& store);
 // Latency runs: every variant at `common_rate`, idem and ceiling at `high_rate` (msg/s).
 std::vector<RunSpec> PlanLatencyRuns(const BenchOptions& options, const StoreTarget& store, double common_rate,
                                      double high_rate);

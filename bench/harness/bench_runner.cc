@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
+#include "harness/bench_goals.h"
 #include "harness/child_run.h"
 #include "harness/fast_filter_factory.h"
 #include "harness/run_json.h"
@@ -13,17 +15,20 @@
 namespace idem::bench {
 namespace {
 
-RunResult RunIsolated(const RunSpec& spec) {
-  auto j = RunInChild([&] { return ToJson(RunOne(spec)); });
-  if (!j.ok()) {
-    RunResult r;
-    r.spec = spec;
-    r.error = j.status().message();
-    return r;
-  }
-  RunResult r = RunResultFromJson(*j);
+// `work` in a child process of its own: what it returned, or why the child failed.
+template <typename Result, typename Spec>
+Result InChild(const Spec& spec, const std::function<nlohmann::json()>& work,
+               Result (*from_json)(const nlohmann::json&)) {
+  Result r;
+  auto j = RunInChild(work);
+  if (j.ok()) r = from_json(*j);
+  else r.error = j.status().message();
   r.spec = spec;  // the parent's copy is complete (URLs, work dir)
   return r;
+}
+
+RunResult RunIsolated(const RunSpec& spec) {
+  return InChild(spec, [&] { return ToJson(RunOne(spec)); }, &RunResultFromJson);
 }
 
 std::string Describe(const RunResult& r) {
@@ -58,42 +63,104 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// The median of `v` and its range.
-void Spread(const std::vector<double>& v, double* median, double* lowest, double* highest) {
-  *median = Median(v);
-  *lowest = *std::min_element(v.begin(), v.end());
-  *highest = *std::max_element(v.begin(), v.end());
+// Alternated pairs of runs (a, b): the medians of each side, their ranges, and
+// the median of the pairs' ratios a / b with the lowest and highest pair.
+struct PairStats {
+  int pairs = 0;
+  double a = 0, a_min = 0, a_max = 0, b = 0, b_min = 0, b_max = 0;
+  double ratio = 0, ratio_min = 0, ratio_max = 0;
+};
+
+PairStats SummarisePairs(const std::vector<std::pair<const RunResult*, const RunResult*>>& runs) {
+  PairStats p;
+  std::vector<double> a, b, ratios;
+  for (const auto& [x, y] : runs) {
+    if (Throughput(x) <= 0 || Throughput(y) <= 0) continue;
+    a.push_back(x->msgs_per_s);
+    b.push_back(y->msgs_per_s);
+    ratios.push_back(x->msgs_per_s / y->msgs_per_s);
+  }
+  p.pairs = static_cast<int>(ratios.size());
+  if (ratios.empty()) return p;
+  p.a = Median(a);
+  p.b = Median(b);
+  p.ratio = Median(ratios);
+  p.a_min = *std::min_element(a.begin(), a.end());
+  p.a_max = *std::max_element(a.begin(), a.end());
+  p.b_min = *std::min_element(b.begin(), b.end());
+  p.b_max = *std::max_element(b.begin(), b.end());
+  p.ratio_min = *std::min_element(ratios.begin(), ratios.end());
+  p.ratio_max = *std::max_element(ratios.begin(), ratios.end());
+  return p;
+}
+
+using RunPairs = std::vector<std::pair<const RunResult*, const RunResult*>>;
+
+// Pairs 1 … n of the runs `in` selects, each split into (a, b) by `is_a`.
+RunPairs PairsOf(const BenchOutcome& b, int n, const std::function<bool(const RunSpec&)>& in,
+                 const std::function<bool(const RunSpec&)>& is_a) {
+  RunPairs pairs(static_cast<size_t>(std::max(n, 0)), {nullptr, nullptr});
+  for (const RunResult& run : b.runs)
+    if (in(run.spec) && run.spec.repeat >= 1 && run.spec.repeat <= n)
+      (is_a(run.spec) ? pairs[run.spec.repeat - 1].first : pairs[run.spec.repeat - 1].second) = &run;
+  return pairs;
 }
 
 EndToEndSummary SummariseEndToEnd(const BenchOutcome& b, const BrokerTarget& broker) {
-  EndToEndSummary e;
-  e.broker = broker;
-  e.messages = EndToEndMessages(b.options, broker);
-  std::vector<double> idem, ceiling, raw, ratios, over_ceiling;
-  for (int pair = 1; pair <= b.options.e2e_pairs; ++pair) {
-    const RunResult *i = nullptr, *c = nullptr, *r = nullptr;
-    for (const RunResult& run : b.runs) {
-      if (run.spec.role != Role::kEndToEnd || run.spec.broker_label != broker.label || run.spec.repeat != pair)
-        continue;
-      if (run.spec.variant == Variant::kRaw) r = &run;
-      if (run.spec.variant == Variant::kCeiling) c = &run;
-      if (run.spec.variant == Variant::kIdem) i = &run;
+  // Each round runs raw, ceiling and idem; idem is set against each of the other two.
+  auto against = [&](Variant other) {
+    return SummarisePairs(PairsOf(
+        b, b.options.e2e_pairs,
+        [&](const RunSpec& s) {
+          return s.role == Role::kEndToEnd && s.broker_label == broker.label &&
+                 (s.variant == Variant::kIdem || s.variant == other);
+        },
+        [](const RunSpec& s) { return s.variant == Variant::kIdem; }));
+  };
+  const PairStats raw = against(Variant::kRaw), ceiling = against(Variant::kCeiling);
+  return EndToEndSummary{.broker = broker, .messages = EndToEndMessages(b.options, broker),
+                         .pairs = std::min(raw.pairs, ceiling.pairs), .idem_per_s = raw.a,
+                         .ceiling_per_s = ceiling.b, .raw_per_s = raw.b, .idem_min = raw.a_min, .idem_max = raw.a_max,
+                         .ceiling_min = ceiling.b_min, .ceiling_max = ceiling.b_max, .raw_min = raw.b_min,
+                         .raw_max = raw.b_max, .ratio = raw.ratio, .ratio_min = raw.ratio_min,
+                         .ratio_max = raw.ratio_max, .over_ceiling = ceiling.ratio,
+                         .over_ceiling_min = ceiling.ratio_min, .over_ceiling_max = ceiling.ratio_max};
+}
+
+FilterSummary SummariseFilter(const BenchOutcome& b, const std::string& store, double copies) {
+  const RunPairs pairs = PairsOf(
+      b, b.options.filter_pairs,
+      [&](const RunSpec& s) {
+        return s.role == Role::kFilter && s.store_label == store && s.duplicate_ratio == copies;
+      },
+      [](const RunSpec& s) { return !s.redis_url.empty(); });
+  int64_t filtered = 0, messages = 0;
+  for (const auto& [with, without] : pairs)
+    if (with && with->ok) {
+      filtered += with->filtered;
+      messages += with->messages;
     }
-    if (Throughput(i) <= 0 || Throughput(c) <= 0 || Throughput(r) <= 0) continue;
-    idem.push_back(i->msgs_per_s);
-    ceiling.push_back(c->msgs_per_s);
-    raw.push_back(r->msgs_per_s);
-    ratios.push_back(i->msgs_per_s / r->msgs_per_s);
-    over_ceiling.push_back(i->msgs_per_s / c->msgs_per_s);
-  }
-  e.pairs = static_cast<int>(ratios.size());
-  if (ratios.empty()) return e;
-  Spread(idem, &e.idem_per_s, &e.idem_min, &e.idem_max);
-  Spread(ceiling, &e.ceiling_per_s, &e.ceiling_min, &e.ceiling_max);
-  Spread(raw, &e.raw_per_s, &e.raw_min, &e.raw_max);
-  Spread(ratios, &e.ratio, &e.ratio_min, &e.ratio_max);
-  Spread(over_ceiling, &e.over_ceiling, &e.over_ceiling_min, &e.over_ceiling_max);
-  return e;
+  const PairStats p = SummarisePairs(pairs);
+  const double share = messages > 0 ? static_cast<double>(filtered) / static_cast<double>(messages) : 0;
+  return FilterSummary{.store = store, .duplicate_ratio = copies, .pairs = p.pairs, .without_per_s = p.b,
+                       .with_per_s = p.a, .ratio = p.ratio, .ratio_min = p.ratio_min, .ratio_max = p.ratio_max,
+                       .filtered_share = share};
+}
+
+// The several-workers runs of one store, each in a child of its own (they
+// start threads; the bench forks). About ten seconds at one worker: the
+// message count is what idem B alone settled in that time.
+WorkersResult RunWorkersIsolated(const BenchOptions& o, const StoreTarget& store, int workers, double idem_per_s) {
+  WorkersSpec spec;
+  spec.store_label = store.label;
+  spec.store_url = store.url;
+  spec.workers = workers;
+  spec.messages = std::clamp<int64_t>(static_cast<int64_t>(idem_per_s * std::min(o.max_seconds, 10.0)), 1'000,
+                                      o.messages);
+  spec.batch_size = o.batch_size;
+  spec.duplicate_ratio = o.duplicate_ratio;
+  spec.seed = o.seed;
+  return InChild(spec, [&] { return ToJson(RunWorkers(spec)); }, &WorkersResultFromJson);
 }
 
 }  // namespace
@@ -130,20 +197,29 @@ Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options) {
           (*tx)->Rollback();
         }
       }
-      if (!t.redis_url.empty()) {
-        auto filter = OpenBenchFastFilter(t.redis_url);
-        if (!filter.ok()) return {{"error", filter.status().message()}};
-        FilterRequest probe{"idem-bench-probe", "0"};
-        auto marked = (*filter)->Mark({&probe, 1}, 1'000);
-        if (!marked.ok()) return {{"error", "--redis-url does not answer: " + marked.status().ToString()}};
-        std::string key = probe.key;
-        (void)(*filter)->Finish({}, 1'000, {&key, 1});
-      }
       return {{"error", ""}, {"durability", durability}};
     });
     if (!j.ok()) return j.status();
     if (std::string e = j->value("error", std::string()); !e.empty()) return Status::InvalidArgument(e);
     t.durability = j->value("durability", std::string());
+  }
+  if (!options.redis_url.empty()) {
+    auto j = RunInChild([&]() -> nlohmann::json {
+      auto filter = OpenBenchFastFilter(options.redis_url);
+      if (!filter.ok()) return {{"error", filter.status().message()}};
+      FilterRequest probe{"idem-bench-probe", "0"};
+      auto marked = (*filter)->Mark({&probe, 1}, 1'000);
+      if (!marked.ok()) return {{"error", "--redis-url does not answer: " + marked.status().ToString()}};
+      std::string key = probe.key;
+      (void)(*filter)->Finish({}, 1'000, {&key, 1});
+      return {{"error", ""}};
+    });
+    if (!j.ok()) return j.status();
+    if (std::string e = j->value("error", std::string()); !e.empty()) return Status::InvalidArgument(e);
+    if (std::none_of(targets.begin(), targets.end(), IsServerStore))
+      return Status::InvalidArgument(
+          "--redis-url is measured on a server store only: add a --store-url postgresql://… or mysql://… (a "
+          "scratch database)");
   }
   return targets;
 }
@@ -178,11 +254,16 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
     return static_cast<size_t>(std::count_if(specs.begin(), specs.end(), selected));
   };
   constexpr size_t kLatencyRuns = 5;  // planned once the throughput is known; counted ahead
-  std::vector<std::vector<RunSpec>> planned;
+  std::vector<std::vector<RunSpec>> planned, filter;
   size_t total = 0;
   for (const StoreTarget& t : out.stores) {
     planned.push_back(PlanThroughputRuns(options, t));
-    total += count_selected(planned.back()) + kLatencyRuns;
+    filter.push_back(PlanFilterRuns(options, t));
+    total += count_selected(planned.back()) + count_selected(filter.back());
+    // The paced runs measure batching against one transaction a message; on a
+    // server store they would repeat SQLite's answer at a network round trip's cost.
+    if (!IsServerStore(t)) total += kLatencyRuns;
+    else if (options.only.empty()) total += std::size(kWorkerCounts);
   }
   if (options.soak_messages > 0 && selected(PlanSoakRun(options, out.stores.front()))) total += 1;
   std::vector<std::vector<RunSpec>> end_to_end;
@@ -191,13 +272,17 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
     total += count_selected(end_to_end.back());
   }
   size_t done = 0;
+  auto head = [&] {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "[%2zu/%zu] ", ++done, total);
+    return std::string(buf);
+  };
   auto run = [&](const RunSpec& spec) {
     if (!selected(spec)) return;
-    char head[48];
-    std::snprintf(head, sizeof head, "[%2zu/%zu] ", ++done, total);
-    progress(std::string(head) + spec.name + " ...");
+    const std::string h = head();
+    progress(h + spec.name + " ...");
     out.runs.push_back(RunIsolated(spec));
-    progress(std::string(head) + spec.name + ": " + Describe(out.runs.back()));
+    progress(h + spec.name + ": " + Describe(out.runs.back()));
   };
 
   for (size_t i = 0; i < out.stores.size(); ++i) {
@@ -216,17 +301,34 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
                                         Throughput(FindRun(out, t.label, Role::kHistory, Variant::kCeiling)));
     s.no_copies_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kIdem)),
                                           Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kCeiling)));
-    // Latency is compared at a rate all three sustain, then idem and ceiling at
-    // half of idem's throughput. naive and idem at B=1 are the same
-    // configuration: the slower of the two is the safer estimate of what one
-    // message per transaction sustains, and 40 % of it leaves room for the
-    // producer thread and for a noisy machine.
-    const double one_at_a_time = MinPositive(s.naive_per_s, SweepPoint(out, t.label, Variant::kIdem, 1));
-    s.common_rate = 0.4 * one_at_a_time;
-    s.high_rate = 0.5 * s.idem_per_s;
-    const std::vector<RunSpec> latency = PlanLatencyRuns(options, t, s.common_rate, s.high_rate);
-    total -= kLatencyRuns - count_selected(latency);
-    for (const RunSpec& spec : latency) run(spec);
+    if (!IsServerStore(t)) {
+      // Latency is compared at a rate all three sustain, then idem and ceiling at
+      // half of idem's throughput. naive and idem at B=1 are the same
+      // configuration: the slower of the two is the safer estimate of what one
+      // message per transaction sustains, and 40 % of it leaves room for the
+      // producer thread and for a noisy machine.
+      const double one_at_a_time = MinPositive(s.naive_per_s, SweepPoint(out, t.label, Variant::kIdem, 1));
+      s.common_rate = 0.4 * one_at_a_time;
+      s.high_rate = 0.5 * s.idem_per_s;
+      const std::vector<RunSpec> latency = PlanLatencyRuns(options, t, s.common_rate, s.high_rate);
+      total -= kLatencyRuns - count_selected(latency);
+      for (const RunSpec& spec : latency) run(spec);
+    } else if (options.only.empty()) {
+      for (int workers : kWorkerCounts) {
+        const std::string h = head(), what = t.label + " " + std::to_string(workers) + " worker(s)";
+        progress(h + what + " ...");
+        out.workers.push_back(RunWorkersIsolated(options, t, workers, s.idem_per_s));
+        const WorkersResult& w = out.workers.back();
+        char line[160];
+        std::snprintf(line, sizeof line, "%.0f msg/s (%lld messages in %.1f s), %lld transaction reruns", w.msgs_per_s,
+                      static_cast<long long>(w.messages), w.seconds, static_cast<long long>(w.transaction_retries));
+        progress(h + what + ": " + line + (w.ok ? ", exactly once" : ", FAILED: " + w.error));
+      }
+    }
+    for (const RunSpec& spec : filter[i]) run(spec);
+    if (!filter[i].empty())
+      for (double copies : {options.duplicate_ratio, kStormDuplicates})
+        out.filter.push_back(SummariseFilter(out, t.label, copies));
     out.summaries.push_back(s);
   }
   if (options.soak_messages > 0) run(PlanSoakRun(options, out.stores.front()));
@@ -247,10 +349,18 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
 
   out.all_exactly_once = !out.runs.empty();
   for (const RunResult& r : out.runs) out.all_exactly_once = out.all_exactly_once && r.ok;
+  for (const WorkersResult& w : out.workers) out.all_exactly_once = out.all_exactly_once && w.ok;
   out.machine.load_after = ReadLoadAverage();
   out.machine.fsync_ms_after = MeasureFsyncMs(options.work_dir);
   out.total_seconds = static_cast<double>(env->MonotonicMicros() - start) / 1e6;
   return out;
+}
+
+double ScalingVsOneWorker(const BenchOutcome& b, const WorkersResult& w) {
+  for (const WorkersResult& one : b.workers)
+    if (one.spec.store_label == w.spec.store_label && one.spec.workers == 1 && one.ok && w.ok)
+      return Ratio(w.msgs_per_s, one.msgs_per_s);
+  return 0;
 }
 
 nlohmann::json ToJson(const BenchOutcome& b) {
@@ -266,7 +376,6 @@ nlohmann::json ToJson(const BenchOutcome& b) {
     }
     ratios[s.target.label] = {{"idem/naive", s.idem_over_naive}, {"idem/ceiling", s.idem_over_ceiling}};
     stores[s.target.label] = {
-        {"redis", !s.target.redis_url.empty()},
         {"durability", s.target.durability},
         {"msgs_per_s", {{"idem", s.idem_per_s}, {"naive", s.naive_per_s}, {"ceiling", s.ceiling_per_s}}},
         {"idem/naive", s.idem_over_naive},
@@ -292,6 +401,28 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                            {"idem/raw_range", {e.ratio_min, e.ratio_max}},
                            {"idem/ceiling", e.over_ceiling},
                            {"idem/ceiling_range", {e.over_ceiling_min, e.over_ceiling_max}}};
+  json filter = json::array();
+  for (const FilterSummary& f : b.filter)
+    filter.push_back({{"store", f.store},
+                      {"duplicate_ratio", f.duplicate_ratio},
+                      {"pairs", f.pairs},
+                      {"without_msgs_per_s", f.without_per_s},
+                      {"with_msgs_per_s", f.with_per_s},
+                      {"with/without", f.ratio},
+                      {"with/without_range", {f.ratio_min, f.ratio_max}},
+                      {"filtered_share", f.filtered_share}});
+  json workers = json::array();
+  for (const WorkersResult& w : b.workers) {
+    workers.push_back(ToJson(w));
+    workers.back()["scaling_vs_1_worker"] = ScalingVsOneWorker(b, w);
+  }
+  json goals = json::array();
+  for (const GoalRow& g : EvaluateGoals(b))
+    goals.push_back({{"path", g.goal.path},
+                     {"goal", BoundText(g.goal)},
+                     {"figure", g.has_figure ? json(g.figure) : json()},
+                     {"shown", g.shown},
+                     {"met", g.met}});
   json runs = json::array();
   for (const RunResult& r : b.runs) runs.push_back(ToJson(r));
   json out = {{"mode", b.options.quick ? "quick" : "full"},
@@ -299,6 +430,9 @@ nlohmann::json ToJson(const BenchOutcome& b) {
               {"ratios", ratios},
               {"stores", stores},
               {"end_to_end", e2e},
+              {"goals", goals},
+              {"workers", workers},
+              {"fast_filter", filter},
               {"runs", runs},
               {"micro_benchmarks", ToJson(b.micro)},
               {"micro_error", b.micro_error},
@@ -310,6 +444,8 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                 {"messages_per_run", b.options.messages},
                 {"max_seconds_per_run", b.options.max_seconds},
                 {"history", b.options.history},
+                {"server_history", b.options.server_history},
+                {"fast_filter_pairs", b.options.filter_pairs},
                 {"paced_seconds", b.options.paced_seconds},
                 {"soak_messages", b.options.soak_messages},
                 {"end_to_end_messages_per_run", b.options.e2e_messages},

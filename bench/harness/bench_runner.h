@@ -15,6 +15,7 @@
 #include "harness/micro_suite.h"
 #include "harness/run_spec.h"
 #include "idem/status.h"
+#include "workers/workers_bench.h"
 
 namespace idem::bench {
 
@@ -43,6 +44,18 @@ struct EndToEndSummary {
   double over_ceiling = 0, over_ceiling_min = 0, over_ceiling_max = 0;  // idem / ceiling
 };
 
+// The Redis filter on one store at one share of copies: idem with the filter
+// against idem without it, from alternated pairs (medians; with / without is
+// the median of the pairs' ratios, with the lowest and highest pair).
+struct FilterSummary {
+  std::string store;  // label
+  double duplicate_ratio = 0;
+  int pairs = 0;  // pairs where both runs passed
+  double without_per_s = 0, with_per_s = 0;
+  double ratio = 0, ratio_min = 0, ratio_max = 0;
+  double filtered_share = 0;  // messages the filter stopped ÷ messages, over the runs with it
+};
+
 struct BenchOutcome {
   BenchOptions options;
   MachineInfo machine;
@@ -50,6 +63,8 @@ struct BenchOutcome {
   std::vector<RunResult> runs;
   std::vector<StoreSummary> summaries;
   std::vector<EndToEndSummary> end_to_end;
+  std::vector<FilterSummary> filter;
+  std::vector<WorkersResult> workers;  // each server store at kWorkerCounts
   std::vector<MicroResult> micro;
   std::string micro_error;
   double total_seconds = 0;
@@ -74,6 +89,9 @@ const RunResult* FindRun(const BenchOutcome& b, const std::string& store, Role r
                          size_t batch = 0);
 // The throughput of `variant` at batch size `batch` in the sweep (compare runs included); 0 if none.
 double SweepPoint(const BenchOutcome& b, const std::string& store, Variant variant, size_t batch);
+
+// `w`'s msg/s over that of one worker on the same store; 0 if either failed.
+double ScalingVsOneWorker(const BenchOutcome& b, const WorkersResult& w);
 
 nlohmann::json ToJson(const BenchOutcome& b);
 

@@ -42,7 +42,7 @@ std::string Script(const BenchOutcome& b, const std::string& png_path) {
   std::vector<std::string> plots;
   for (size_t si = 0; si < b.summaries.size(); ++si) {
     const StoreSummary& s = b.summaries[si];
-    const std::string store = s.target.label + (s.target.redis_url.empty() ? "" : "+redis");
+    const std::string store = s.target.label;
     for (Variant v : {Variant::kIdem, Variant::kCeiling}) {
       const std::string block = "$" + std::string(VariantName(v)) + "_" + std::to_string(si);
       std::ostringstream points;

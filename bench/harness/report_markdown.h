@@ -1,5 +1,6 @@
-// The bench report as Markdown: the headline ratios against their targets,
-// what every number means, latency, the batch-size sweep (with the plot),
+// The bench report as Markdown: the headline ratios, the goals met or missed,
+// end to end, several workers and the Redis filter on the server stores, what
+// every number means, latency, the batch-size sweep (with the plot),
 // table size and key order, memory, the micro-benchmarks and every run.
 #pragma once
 

@@ -116,4 +116,32 @@ WorkersResult RunWorkers(const WorkersSpec& spec) {
   return r;
 }
 
+nlohmann::json ToJson(const WorkersResult& r) {
+  return {{"store", r.spec.store_label},      {"workers", r.spec.workers},
+          {"batch_size", r.spec.batch_size},  {"duplicate_ratio", r.spec.duplicate_ratio},
+          {"messages", r.messages},           {"unique", r.unique},
+          {"seconds", r.seconds},             {"msgs_per_s", r.msgs_per_s},
+          {"transaction_retries", r.transaction_retries}, {"ledger_rows", r.ledger_rows},
+          {"charged_twice", r.charged_twice}, {"exactly_once", r.ok},
+          {"error", r.error}};
+}
+
+WorkersResult WorkersResultFromJson(const nlohmann::json& j) {
+  WorkersResult r;
+  r.spec.store_label = j.value("store", std::string());
+  r.spec.workers = j.value("workers", 0);
+  r.spec.batch_size = j.value("batch_size", size_t{0});
+  r.spec.duplicate_ratio = j.value("duplicate_ratio", 0.0);
+  r.messages = j.value("messages", int64_t{0});
+  r.unique = j.value("unique", int64_t{0});
+  r.seconds = j.value("seconds", 0.0);
+  r.msgs_per_s = j.value("msgs_per_s", 0.0);
+  r.transaction_retries = j.value("transaction_retries", int64_t{0});
+  r.ledger_rows = j.value("ledger_rows", int64_t{0});
+  r.charged_twice = j.value("charged_twice", int64_t{0});
+  r.ok = j.value("exactly_once", false);
+  r.error = j.value("error", std::string());
+  return r;
+}
+
 }  // namespace idem::bench

@@ -11,9 +11,12 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace idem::bench {
 
 struct WorkersSpec {
+  std::string store_label;  // for tables: postgres, mysql, …
   std::string store_url;  // a scratch PostgreSQL or MySQL/MariaDB database: the payments tables are re-created
   int workers = 1;
   int64_t messages = 100'000;
@@ -36,5 +39,10 @@ struct WorkersResult {
 };
 
 WorkersResult RunWorkers(const WorkersSpec& spec);
+
+// The result as JSON (without the URL, which may hold a password) and back:
+// how a child process hands it over, and `idem bench --json`.
+nlohmann::json ToJson(const WorkersResult& r);
+WorkersResult WorkersResultFromJson(const nlohmann::json& j);
 
 }  // namespace idem::bench

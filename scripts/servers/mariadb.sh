@@ -2,7 +2,9 @@
 # A throwaway MariaDB for the tests: listens on 127.0.0.1 only, on a private
 # port and socket, with a private data folder under /tmp. Durability settings
 # are relaxed (no binary log, no flush at each commit): a test server must
-# survive a process crash, not a power cut.
+# survive a process crash, not a power cut. IDEM_TEST_MYSQL_FSYNC=on flushes the
+# redo log at every commit, as production does (the benchmark's setting; read
+# at each start).
 #
 #   mariadb.sh start     initialise if needed, start, wait until it answers;
 #                        a second start while it runs changes nothing
@@ -50,10 +52,12 @@ init() {
 }
 
 launch() {
+  local flush_at_commit=2
+  [[ ${IDEM_TEST_MYSQL_FSYNC:-off} == on ]] && flush_at_commit=1
   # The server forks nothing: run it in the background, detached from this shell.
   setsid "$mariadbd" --no-defaults --datadir="$data" --user="$user" --bind-address=127.0.0.1 --port="$port" \
     --socket="$sock" --pid-file="$pidfile" --log-error="$dir/server.log" --skip-name-resolve --skip-log-bin \
-    --innodb-buffer-pool-size=64M --innodb-log-file-size=16M --innodb-flush-log-at-trx-commit=2 \
+    --innodb-buffer-pool-size=64M --innodb-log-file-size=16M --innodb-flush-log-at-trx-commit="$flush_at_commit" \
     --max-connections=300 </dev/null >/dev/null 2>&1 &
   wait_for answers || { echo "mariadb.sh: mariadbd did not answer on port $port" >&2; tail -n 20 "$dir/server.log" >&2; exit 1; }
 }

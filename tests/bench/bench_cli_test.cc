@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "testing/test_util.h"
@@ -71,7 +72,18 @@ TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
     EXPECT_GT(e["ceiling_msgs_per_s"].get<double>(), 0) << j["end_to_end"].dump();
   }
 
+  // The goals: SQLite's rows and the embedded queue's; nothing for what this run did not measure.
+  std::set<std::string> goals;
+  for (const auto& g : j["goals"]) goals.insert(g["path"].get<std::string>());
+  EXPECT_TRUE(goals.count("SQLite, idem / naive")) << j["goals"].dump();
+  EXPECT_TRUE(goals.count("embedded queue (a file of its own), end to end idem / raw")) << j["goals"].dump();
+  for (const std::string& g : goals) EXPECT_EQ(g.find("PostgreSQL"), std::string::npos) << g;
+  EXPECT_TRUE(j["workers"].empty());
+  EXPECT_TRUE(j["fast_filter"].empty());
+
   const std::string report = ReadFile(out + "/REPORT.md");
+  EXPECT_NE(report.find("## Goals"), std::string::npos);
+  EXPECT_FALSE(std::regex_search(report, std::regex("issue \\(?[0-9]"))) << "the report cites no issue";
   EXPECT_NE(report.find("idem / naive"), std::string::npos);
   EXPECT_NE(report.find("End to end"), std::string::npos);
   EXPECT_NE(report.find("idem / ceiling (median, range)"), std::string::npos);
