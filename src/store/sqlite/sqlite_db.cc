@@ -65,9 +65,9 @@ Status Db::Error(int rc, std::string_view what) const {
 }
 
 Result<sqlite3_stmt*> Db::Prepare(std::string_view sql) {
-  auto it = cache_.find(std::string(sql));
+  auto it = cache_.find(sql);
   if (it != cache_.end()) {
-    sqlite3_reset(it->second);
+    sqlite3_reset(it->second);  // a run that failed before Unbind (a bind error) may have left it stepped
     sqlite3_clear_bindings(it->second);
     return it->second;
   }
@@ -79,6 +79,9 @@ Result<sqlite3_stmt*> Db::Prepare(std::string_view sql) {
   return stmt;
 }
 
+// Text and blobs are bound SQLITE_STATIC, without SQLite's copy: `params`
+// outlives the statement's run, and Unbind drops the pointers before Exec or
+// Query returns.
 Status Db::Bind(sqlite3_stmt* stmt, const std::vector<Value>& params) {
   if (static_cast<int>(params.size()) != sqlite3_bind_parameter_count(stmt)) {
     return Status::InvalidArgument("statement expects " + std::to_string(sqlite3_bind_parameter_count(stmt)) +
@@ -93,15 +96,19 @@ Status Db::Bind(sqlite3_stmt* stmt, const std::vector<Value>& params) {
           if constexpr (std::is_same_v<T, int64_t>) return sqlite3_bind_int64(stmt, idx, v);
           if constexpr (std::is_same_v<T, double>) return sqlite3_bind_double(stmt, idx, v);
           if constexpr (std::is_same_v<T, std::string>)
-            return sqlite3_bind_text(stmt, idx, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+            return sqlite3_bind_text(stmt, idx, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
           if constexpr (std::is_same_v<T, Blob>)
-            return sqlite3_bind_blob(stmt, idx, v.bytes.data(), static_cast<int>(v.bytes.size()),
-                                     SQLITE_TRANSIENT);
+            return sqlite3_bind_blob(stmt, idx, v.bytes.data(), static_cast<int>(v.bytes.size()), SQLITE_STATIC);
         },
         params[i]);
     if (rc != SQLITE_OK) return Error(rc, "cannot bind parameter " + std::to_string(idx));
   }
   return Status::OK();
+}
+
+void Db::Unbind(sqlite3_stmt* stmt) {
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
 }
 
 Result<int64_t> Db::Exec(std::string_view sql, const std::vector<Value>& params) {
@@ -111,7 +118,7 @@ Result<int64_t> Db::Exec(std::string_view sql, const std::vector<Value>& params)
   int rc;
   while ((rc = sqlite3_step(*stmt)) == SQLITE_ROW) {
   }
-  sqlite3_reset(*stmt);
+  Unbind(*stmt);
   if (rc != SQLITE_DONE) return Error(rc, "statement failed");
   return static_cast<int64_t>(sqlite3_changes64(db_));
 }
@@ -151,7 +158,7 @@ Result<Rows> Db::Query(std::string_view sql, const std::vector<Value>& params) {
     }
     rows.push_back(std::move(row));
   }
-  sqlite3_reset(stmt);
+  Unbind(stmt);
   if (rc != SQLITE_DONE) return Error(rc, "query failed");
   return rows;
 }

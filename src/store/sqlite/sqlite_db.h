@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -49,11 +50,18 @@ class Db {
   explicit Db(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Result<sqlite3_stmt*> Prepare(std::string_view sql);
   Status Bind(sqlite3_stmt* stmt, const std::vector<Value>& params);
+  void Unbind(sqlite3_stmt* stmt);  // resets, and drops the bound pointers into the caller's params
   Status Error(int rc, std::string_view what) const;
 
   sqlite3* db_;
   std::string path_;
-  std::unordered_map<std::string, sqlite3_stmt*> cache_;
+  // Looked up by the caller's string_view as is: the SQL of a record write is
+  // ~200 bytes, and a std::string key built per statement run was a malloc per message.
+  struct SqlHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, sqlite3_stmt*, SqlHash, std::equal_to<>> cache_;
 };
 
 // Maps an SQLite result code to a Status that tells the caller what to do.
