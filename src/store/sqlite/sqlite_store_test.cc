@@ -59,6 +59,49 @@ TEST(SqliteStoreTest, TheRecordTableRefusesAnUnknownStatus) {
   EXPECT_NE(bogus.message().find("CHECK"), std::string::npos) << bogus.ToString();
 }
 
+// A batch's new records are written in statements of several rows and its
+// keys read back through one JSON array: each record must still hold its own
+// key, status and texts, keys with quotes and backslashes included.
+TEST(SqliteStoreTest, EveryRecordOfALargeBatchKeepsItsOwnContents) {
+  auto s = OpenSqliteStore(Dir().File("large-batch.db"), {}, Env::Default());
+  ASSERT_TRUE(s.ok());
+  const int n = 64 + 16 + 3;  // every statement size, and one of each left over
+  std::vector<ClaimRequest> reqs;
+  for (int i = 0; i < n; ++i)
+    reqs.push_back({"k" + std::to_string(i) + (i % 2 ? "\"a\\\\b\"" : ""), "f" + std::to_string(i), "m" + std::to_string(i)});
+  {
+    auto tx = (*s)->Begin();
+    ASSERT_TRUE(tx.ok());
+    auto claims = (*tx)->Claim("g", reqs, 10, 20);
+    ASSERT_TRUE(claims.ok()) << claims.status().ToString();
+    std::vector<std::string> summaries;
+    for (int i = 0; i < n; ++i) summaries.push_back("sum" + std::to_string(i));
+    std::vector<Completion> done;
+    for (int i = 0; i < n; ++i)
+      done.push_back({reqs[i].key, i % 3 ? RecordStatus::kSucceeded : RecordStatus::kFailed, i % 3 ? "" : "boom",
+                      summaries[i]});
+    ASSERT_TRUE((*tx)->Complete("g", done, 15).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  for (int i = 0; i < n; ++i) {
+    auto rec = (*s)->ReadRecord("g", reqs[i].key);
+    ASSERT_TRUE(rec.ok() && rec->has_value()) << reqs[i].key;
+    EXPECT_EQ((*rec)->status, i % 3 ? RecordStatus::kSucceeded : RecordStatus::kFailed) << reqs[i].key;
+    EXPECT_EQ((*rec)->fingerprint, "f" + std::to_string(i));
+    EXPECT_EQ((*rec)->message_id, "m" + std::to_string(i));
+    EXPECT_EQ((*rec)->result_summary, "sum" + std::to_string(i));
+    EXPECT_EQ((*rec)->last_error, i % 3 ? "" : "boom");
+    EXPECT_EQ((*rec)->attempts, 1);
+  }
+  auto tx = (*s)->Begin();
+  auto again = (*tx)->Claim("g", reqs, 30, 40);
+  ASSERT_TRUE(again.ok());
+  for (int i = 0; i < n; ++i) {
+    EXPECT_FALSE((*again)[i].inserted) << reqs[i].key;
+    EXPECT_EQ((*again)[i].existing.key, reqs[i].key);
+  }
+}
+
 TEST(SqliteStoreTest, UnwritableFolderSaysWhatToCheck) {
   auto s = OpenSqliteStore("/nonexistent-folder/x.db", {}, Env::Default());
   ASSERT_FALSE(s.ok());
