@@ -10,8 +10,7 @@
 #   scripts/servers/redis.sh start; scripts/servers/rabbitmq.sh start
 #   set -a; . build/test-servers.env; set +a
 #   scripts/bench.sh --store-url "$IDEM_TEST_POSTGRES_URL" --store-url "$IDEM_TEST_MYSQL_URL" \
-#     --redis-url "$IDEM_TEST_REDIS_URL" --rabbitmq-url "$IDEM_TEST_AMQP_URL" --kafka-url kafka://mock/pay.success \
-#     --e2e-messages 20000
+#     --redis-url "$IDEM_TEST_REDIS_URL" --rabbitmq-url "$IDEM_TEST_AMQP_URL" --kafka-url kafka://mock/pay.success
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh

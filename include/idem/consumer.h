@@ -31,9 +31,9 @@
 namespace idem {
 
 struct ConsumerUrls {
-  std::string source;       // where messages come from: a queue file path, "amqp://…"
-  std::string store;        // the consumption records and the business tables: a SQLite path, "postgresql://…"
-  std::string fast_filter;  // "redis://…" in front of the store's guard; default "" = none
+  std::string source{};     // where messages come from: a queue file path, "amqp://…"
+  std::string store{};      // the consumption records and the business tables: a SQLite path, "postgresql://…"
+  std::string fast_filter{};  // "redis://…" in front of the store's guard; default "" = none
 };
 
 struct ConsumerOptions {

@@ -25,15 +25,15 @@ struct Message {
   // The broker's id for this copy (AMQP message-id, queue row id, topic/partition@offset).
   // A producer resend may carry a new id for the same business event, so this is
   // never the idempotency key on its own.
-  std::string id;
+  std::string id{};
 
   // The business key the producer attached, if any. The handler's
   // KeySpec decides whether this or fields of the payload form the idempotency key.
-  std::string key;
+  std::string key{};
 
-  std::string topic;                           // routing: the handler is chosen by topic
-  std::map<std::string, std::string> headers;  // broker headers, passed through
-  std::string payload;                         // raw bytes, stored and parked byte-exact
+  std::string topic{};                         // routing: the handler is chosen by topic
+  std::map<std::string, std::string> headers{};  // broker headers, passed through
+  std::string payload{};                       // raw bytes, stored and parked byte-exact
 
   // How many times the broker has handed out this copy (1 = first delivery).
   // Not an attempt count: attempts are counted in the consumption record only
@@ -46,7 +46,7 @@ struct Message {
   int64_t received_at_ms = 0;   // when this consumer polled it
 
   // Set by the Source that handed this copy out (Source::Poll); only that Source reads it.
-  Receipt receipt;
+  Receipt receipt{};
 };
 
 // Header set on a message replayed from the dead-letter queue, so the guard lets it

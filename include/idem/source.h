@@ -45,7 +45,7 @@ struct Settlement {
   const Message* message = nullptr;  // must be a message returned by Poll and not yet settled
   Kind kind = Kind::kAck;
   int64_t delay_ms = 0;  // kRetry: when to deliver again; kRelease: how long to hold it back
-  std::string reason;    // kRetry/kPark: why (stored with the message)
+  std::string reason{};  // kRetry/kPark: why (stored with the message)
   // kRetry/kPark: how many times the handler has run for this message's key, as
   // the consumption record counts them (0 if it never ran: parked before any
   // run). Shown with the dead letter; never handed back as a count to trust.

@@ -25,7 +25,9 @@ TEST(ParseStoreUrlTest, ASqliteUrlWithoutAPlainFileIsRefused) {
   for (const char* url : {"sqlite:", "sqlite:postgresql://h/db", "sqlite://redis://h"}) {
     auto u = ParseStoreUrl(url);
     EXPECT_FALSE(u.ok()) << url << " gave the path " << (u.ok() ? u->path : "");
-    if (!u.ok()) EXPECT_EQ(u.status().code(), Status::Code::kInvalidArgument);
+    if (!u.ok()) {
+      EXPECT_EQ(u.status().code(), Status::Code::kInvalidArgument);
+    }
   }
 }
 

@@ -111,7 +111,9 @@ std::vector<Decision> ConsumeTheRest(const std::string& file, Store& store) {
   EXPECT_TRUE(p.Run(nullptr, /*until_idle=*/true).ok());
   auto stats = (*queue)->Stats();
   EXPECT_TRUE(stats.ok());
-  if (stats.ok()) EXPECT_EQ(stats->ready + stats->delayed + stats->in_flight + stats->dead, 0) << "all acked";
+  if (stats.ok()) {
+    EXPECT_EQ(stats->ready + stats->delayed + stats->in_flight + stats->dead, 0) << "all acked";
+  }
   return decisions;
 }
 

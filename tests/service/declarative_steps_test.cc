@@ -60,7 +60,9 @@ HandlerResult RunInOwnTransaction(Store& store, Env& env, const HandlerSpec& spe
   const std::string key = spec.topic + ":x";
   HandlerContext ctx{m, key, **tx, env, *parsed};
   HandlerResult r = spec.fn(ctx);
-  if (r.outcome == HandlerResult::Outcome::kOk) EXPECT_TRUE((*tx)->Commit().ok());
+  if (r.outcome == HandlerResult::Outcome::kOk) {
+    EXPECT_TRUE((*tx)->Commit().ok());
+  }
   return r;
 }
 

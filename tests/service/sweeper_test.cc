@@ -27,7 +27,9 @@ void Record(Store& store, const std::string& key, int64_t at_ms, RecordStatus st
   ClaimRequest req{key, "fp", "m-" + key};
   auto claimed = (*tx)->Claim("g", std::span<const ClaimRequest>(&req, 1), at_ms, at_ms + 60'000);
   ASSERT_TRUE(claimed.ok()) << claimed.status().ToString();
-  if (status != RecordStatus::kProcessing) ASSERT_TRUE((*tx)->Complete("g", key, status, "", "", at_ms).ok());
+  if (status != RecordStatus::kProcessing) {
+    ASSERT_TRUE((*tx)->Complete("g", key, status, "", "", at_ms).ok());
+  }
   ASSERT_TRUE((*tx)->Commit().ok());
 }
 
