@@ -177,10 +177,21 @@ Status Db::ExecScript(std::string_view sql) {
 Status Db::Begin(bool immediate) {
   // IMMEDIATE takes the write lock now, so two processes never both read a key
   // as absent and then race to insert it: the second waits, then sees the row.
-  return ExecScript(immediate ? "BEGIN IMMEDIATE" : "BEGIN");
+  return RunControl(immediate ? "BEGIN IMMEDIATE" : "BEGIN");
 }
 
-Status Db::Commit() { return ExecScript("COMMIT"); }
+Status Db::Commit() { return RunControl("COMMIT"); }
+
+// Prepared and cached like any statement: sqlite3_exec would parse BEGIN and
+// COMMIT anew every batch.
+Status Db::RunControl(std::string_view sql) {
+  auto stmt = Prepare(sql);
+  if (!stmt.ok()) return stmt.status();
+  int rc = sqlite3_step(*stmt);
+  sqlite3_reset(*stmt);
+  if (rc != SQLITE_DONE) return Error(rc, std::string(sql) + " failed");
+  return Status::OK();
+}
 
 void Db::Rollback() {
   if (InTransaction()) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -50,7 +50,8 @@ class Db {
   explicit Db(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Result<sqlite3_stmt*> Prepare(std::string_view sql);
   Status Bind(sqlite3_stmt* stmt, const std::vector<Value>& params);
-  void Unbind(sqlite3_stmt* stmt);  // resets, and drops the bound pointers into the caller's params
+  void Unbind(sqlite3_stmt* stmt);
+  Status RunControl(std::string_view sql);  // BEGIN, COMMIT: no parameters, no rows  // resets, and drops the bound pointers into the caller's params
   Status Error(int rc, std::string_view what) const;
 
   sqlite3* db_;
