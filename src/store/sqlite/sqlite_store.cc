@@ -113,16 +113,23 @@ class SqliteTx final : public StoreTx {
   Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) override {
     std::vector<const Completion*> updates;
     std::vector<Value> rows;  // kRowParams values per new record, in InsertSql's column order
+    rows.reserve(completions.size() * kRowParams);
     for (const Completion& c : completions) {
       auto p = pending_.find(PendingKey(group, c.key));
       if (p == pending_.end()) {
         updates.push_back(&c);
         continue;
       }
-      const PendingRecord& r = p->second;
-      rows.insert(rows.end(), {r.group, r.request.key, std::string(RecordStatusName(c.status)),
-                               r.request.fingerprint, r.request.message_id, r.now_ms, std::max(r.now_ms, now_ms),
-                               std::string(c.error), std::string(c.summary)});
+      PendingRecord& r = p->second;  // erased below: its strings move into the row
+      rows.emplace_back(std::move(r.group));
+      rows.emplace_back(std::move(r.request.key));
+      rows.emplace_back(std::string(RecordStatusName(c.status)));
+      rows.emplace_back(std::move(r.request.fingerprint));
+      rows.emplace_back(std::move(r.request.message_id));
+      rows.emplace_back(r.now_ms);
+      rows.emplace_back(std::max(r.now_ms, now_ms));
+      rows.emplace_back(std::string(c.error));
+      rows.emplace_back(std::string(c.summary));
       pending_.erase(p);
     }
     std::vector<Value> chunk;
