@@ -11,6 +11,30 @@ Result<std::optional<OrderRow>> ReadOrder(SqlTx& tx, const std::string& order_no
   return std::optional<OrderRow>(OrderRow{AsText(r[0]), AsText(r[1]), AsText(r[2]), AsInt(r[3]), AsInt(r[4])});
 }
 
+std::vector<Column> PayFlowRow(const PaySuccess& ev, int64_t now_ms) {
+  return {{"biz_no", ev.payment_id},
+          {"type", kFlowPay},
+          {"user_id", ev.user_id},
+          {"amount_cents", -ev.amount_cents},
+          {"created_at_ms", now_ms}};
+}
+
+std::vector<Column> PointsRow(const PaySuccess& ev, int64_t now_ms) {
+  return {{"payment_id", ev.payment_id},
+          {"scene", kScenePay},
+          {"user_id", ev.user_id},
+          {"points", ev.amount_cents / 100},
+          {"created_at_ms", now_ms}};
+}
+
+std::vector<Column> NoticeRow(const Notice& notice, int64_t now_ms) {
+  return {{"event_key", notice.event_key},
+          {"idempotency_key", notice.idempotency_key},
+          {"order_no", notice.order_no},
+          {"kind", notice.kind},
+          {"created_at_ms", now_ms}};
+}
+
 void Log(const ServiceOptions& options, const std::string& line) {
   if (options.log) options.log(line);
 }
@@ -40,12 +64,7 @@ HandlerResult NotApplied(const TransitionResult& r, std::string_view target, con
 
 std::optional<HandlerResult> NoticeOnce(HandlerContext& ctx, const ServiceOptions& options, Notice notice) {
   notice.idempotency_key = ctx.idempotency_key;
-  auto ins = InsertOnce(ctx.tx, "pay_notifications",
-                        {{"event_key", notice.event_key},
-                         {"idempotency_key", notice.idempotency_key},
-                         {"order_no", notice.order_no},
-                         {"kind", notice.kind},
-                         {"created_at_ms", ctx.env.NowMs()}});
+  auto ins = InsertOnce(ctx.tx, "pay_notifications", NoticeRow(notice, ctx.env.NowMs()));
   if (!ins.ok()) return HandlerResult::FromStatus(ins.status(), "record notice");
   if (*ins == InsertOutcome::kAlreadyApplied) return std::nullopt;  // sent before: at most once per event
   Status s = options.downstream->SendNotice(notice);

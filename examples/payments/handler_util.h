@@ -9,6 +9,7 @@
 #include "idem/guards.h"
 #include "idem/handler.h"
 #include "payments/downstream.h"
+#include "payments/events.h"
 #include "payments/handlers.h"
 
 namespace idem::payments::detail {
@@ -21,6 +22,13 @@ struct OrderRow {
   int64_t amount_cents = 0;
 };
 Result<std::optional<OrderRow>> ReadOrder(SqlTx& tx, const std::string& order_no);
+
+// The rows pay.success writes: the ledger's PAY_DEDUCT row, the points grant and
+// the notice record. The one-message handler and its set form write the same
+// columns from here.
+std::vector<Column> PayFlowRow(const PaySuccess& ev, int64_t now_ms);
+std::vector<Column> PointsRow(const PaySuccess& ev, int64_t now_ms);
+std::vector<Column> NoticeRow(const Notice& notice, int64_t now_ms);
 
 // What a transition that did not apply means for the handler: duplicates and
 // stale events are OK (logged), too early is retryable, illegal or missing is permanent.

@@ -46,12 +46,7 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
     if (!moved.ok()) return HandlerResult::FromStatus(moved.status(), "mark order paid");
     if (!moved->applied()) return NotApplied(*moved, kPaid, ev->order_no, options);
 
-    auto flow = InsertOnce(ctx.tx, "pay_account_flows",
-                           {{"biz_no", ev->payment_id},
-                            {"type", kFlowPay},
-                            {"user_id", ev->user_id},
-                            {"amount_cents", -ev->amount_cents},
-                            {"created_at_ms", now}});
+    auto flow = InsertOnce(ctx.tx, "pay_account_flows", PayFlowRow(*ev, now));
     if (!flow.ok()) return HandlerResult::FromStatus(flow.status(), "write ledger");
     if (*flow == InsertOutcome::kAlreadyApplied) {
       Log(options, "payment " + ev->payment_id + " already in the ledger (acknowledged, not charged again)");
@@ -74,12 +69,7 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
       if (auto failed = EmitPaySuccessDownstream(ctx, *ev)) return *failed;
       return HandlerResult::Ok("charged " + std::to_string(ev->amount_cents) + " cents to " + ev->user_id);
     }
-    auto points = InsertOnce(ctx.tx, "pay_points",
-                             {{"payment_id", ev->payment_id},
-                              {"scene", kScenePay},
-                              {"user_id", ev->user_id},
-                              {"points", ev->amount_cents / 100},
-                              {"created_at_ms", now}});
+    auto points = InsertOnce(ctx.tx, "pay_points", PointsRow(*ev, now));
     if (!points.ok()) return HandlerResult::FromStatus(points.status(), "grant points");
 
     if (auto failed = NoticeOnce(ctx, options,

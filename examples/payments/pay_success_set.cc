@@ -79,11 +79,7 @@ Failed ChargeAll(SqlTx& tx, const std::vector<Payment>& set) {
   std::vector<std::vector<Column>> flows;
   std::vector<guards::BalanceDelta> deltas;
   for (const Payment& p : set) {
-    flows.push_back({{"biz_no", p.ev.payment_id},
-                     {"type", kFlowPay},
-                     {"user_id", p.ev.user_id},
-                     {"amount_cents", -p.ev.amount_cents},
-                     {"created_at_ms", p.now_ms}});
+    flows.push_back(PayFlowRow(p.ev, p.now_ms));
     deltas.push_back({p.ev.user_id, -p.ev.amount_cents});
   }
   auto written = guards::InsertOnceRows(tx, "pay_account_flows", flows);
@@ -99,31 +95,23 @@ Failed ChargeAll(SqlTx& tx, const std::vector<Payment>& set) {
 Failed GrantAndNotify(const ServiceOptions& options, const std::vector<Payment>& set) {
   SqlTx& tx = set.front().ctx->tx;
   std::vector<std::vector<Column>> points, notices;
-  for (const Payment& p : set) {
-    points.push_back({{"payment_id", p.ev.payment_id},
-                      {"scene", kScenePay},
-                      {"user_id", p.ev.user_id},
-                      {"points", p.ev.amount_cents / 100},
-                      {"created_at_ms", p.now_ms}});
-  }
+  for (const Payment& p : set) points.push_back(PointsRow(p.ev, p.now_ms));
   // A points row already there is granted already, as for the one-message
   // handler, so any count is fine; a failure is not.
   auto granted = guards::InsertOnceRows(tx, "pay_points", points);
   if (!granted.ok()) return "grant points: " + granted.status().ToString();
+  std::vector<Notice> sends;
   for (const Payment& p : set) {
-    notices.push_back({{"event_key", NoticeKey("PAY_SUCCESS", p.ev.payment_id)},
-                       {"idempotency_key", p.ctx->idempotency_key},
-                       {"order_no", p.ev.order_no},
-                       {"kind", std::string("PAY_SUCCESS")},
-                       {"created_at_ms", p.ctx->env.NowMs()}});
+    sends.push_back(
+        {p.ctx->idempotency_key, NoticeKey("PAY_SUCCESS", p.ev.payment_id), p.ev.user_id, p.ev.order_no, "PAY_SUCCESS"});
+    notices.push_back(NoticeRow(sends.back(), p.ctx->env.NowMs()));
   }
   // A notice recorded before was sent before: which one is not known here.
   auto recorded = guards::InsertOnceRows(tx, "pay_notifications", notices);
   if (!recorded.ok()) return "record notices: " + recorded.status().ToString();
   if (*recorded != static_cast<int64_t>(set.size())) return "a notice was recorded before";
-  for (const Payment& p : set) {
-    Status s = options.downstream->SendNotice(
-        {p.ctx->idempotency_key, NoticeKey("PAY_SUCCESS", p.ev.payment_id), p.ev.user_id, p.ev.order_no, "PAY_SUCCESS"});
+  for (const Notice& n : sends) {
+    Status s = options.downstream->SendNotice(n);
     if (!s.ok()) return "send notice: " + s.ToString();
   }
   return std::nullopt;

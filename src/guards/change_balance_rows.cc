@@ -10,12 +10,6 @@
 namespace idem::guards {
 namespace {
 
-// An engine walks a CASE one WHEN after the other, for every row it updates:
-// a statement's work grows with the square of its keys, so a large set is cut
-// into statements of at most this many keys (five parameters each, well below
-// every engine's parameter limit).
-constexpr size_t kMaxKeysPerStatement = 128;
-
 struct KeyTotal {
   Value key;
   int64_t total = 0;
@@ -55,9 +49,9 @@ Result<BalancesChanged> ChangeBalances(SqlTx& tx, const BalanceColumn& where, co
   const std::string& key = where.key_column;
   const std::string& bal = where.balance_column;
   const std::string when = " WHEN ? THEN " + IntegerMarker(tx.Dialect());
-  const size_t per_statement = kMaxKeysPerStatement;
-  for (size_t start = 0; start < keys.size(); start += per_statement) {
-    const size_t end = std::min(keys.size(), start + per_statement);
+  // Five parameters a key: kMaxCaseKeys keys stay far below kMaxParameters.
+  for (size_t start = 0; start < keys.size(); start += kMaxCaseKeys) {
+    const size_t end = std::min(keys.size(), start + kMaxCaseKeys);
     std::string change = "CASE " + key, lowest = "CASE " + key;
     std::vector<Value> set_params, check_params, in_params;
     for (size_t i = start; i < end; ++i) {

@@ -6,13 +6,6 @@
 #include "guards/sql_identifier.h"
 
 namespace idem::guards {
-namespace {
-
-// Below SQLite's default limit of 32766 bound parameters (PostgreSQL's is
-// 65535, MySQL's 65535): a longer batch is split into several statements.
-constexpr size_t kMaxParameters = 30000;
-
-}  // namespace
 
 Result<int64_t> InsertOnceRows(SqlTx& tx, std::string_view table, const std::vector<std::vector<Column>>& rows) {
   if (rows.empty()) return int64_t{0};

@@ -6,16 +6,6 @@
 #include "idem/guards.h"
 
 namespace idem {
-namespace {
-
-// A CASE is walked one WHEN after the other for every row the statement
-// moves, so its work grows with the square of its rows: a large set is cut into
-// statements of at most this many rows (as ChangeBalances; far below every
-// engine's parameter limit unless also_set is very wide).
-constexpr size_t kMaxRowsPerStatement = 128;
-constexpr size_t kMaxParameters = 30000;
-
-}  // namespace
 
 Result<int64_t> StateMachine::MoveRows(SqlTx& tx, const std::vector<RowMove>& rows, std::string_view target) const {
   auto preds = predecessors_.find(target);
@@ -37,7 +27,7 @@ Result<int64_t> StateMachine::MoveRows(SqlTx& tx, const std::vector<RowMove>& ro
   const std::string integer = guards::IntegerMarker(tx.Dialect());
   const size_t per_row = 1 + 2 * first.size();
   const size_t per_statement =
-      std::clamp<size_t>((kMaxParameters - 1 - preds->second.size()) / per_row, 1, kMaxRowsPerStatement);
+      std::clamp<size_t>((guards::kMaxParameters - 1 - preds->second.size()) / per_row, 1, guards::kMaxCaseKeys);
   int64_t moved = 0;
   for (size_t start = 0; start < rows.size(); start += per_statement) {
     const size_t end = std::min(rows.size(), start + per_statement);
