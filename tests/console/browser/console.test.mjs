@@ -30,6 +30,10 @@ function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
   if (!ok) failures++;
 }
+// A click that submits a form or follows a link, resolved once the page it
+// leads to has loaded: reading the page right after a bare click can read the
+// page it left.
+const follow = (page, selector) => Promise.all([page.waitForNavigation(), page.click(selector)]);
 const sql = (text) => execFileSync('sqlite3', [store, text], { encoding: 'utf8' }).trim();
 
 // The service's log, line by line; waitFor resolves on the first line that matches.
@@ -102,11 +106,11 @@ try {
   check(page.url().endsWith('/console/login'), `the browser lands on the login form: ${page.url()}`);
   await page.fill('input[name=name]', 'alice');
   await page.fill('input[name=secret]', 'wrong');
-  await page.click('button[type=submit]');
+  await follow(page, 'button[type=submit]');
   check((await page.textContent('body')).includes('Wrong name or secret'), 'a wrong secret is refused');
   await page.fill('input[name=name]', 'alice');
   await page.fill('input[name=secret]', secret);
-  await page.click('button[type=submit]');
+  await follow(page, 'button[type=submit]');
   const row = page.locator('tbody tr', { hasText: 'T-1001' });
   check(await row.count() === 1, 'the parked top-up is in the list');
   check((await row.textContent()).includes('no account U-NEW'), 'with its reason');
@@ -137,14 +141,14 @@ try {
   // Fix the data, then replay the one message.
   sql("INSERT INTO pay_accounts (user_id, balance_cents, opening_cents) VALUES ('U-NEW', 0, 0)");
   await row.locator('input[type=checkbox]').check();
-  await page.click('#replay-selected');
+  await follow(page, '#replay-selected');
   check((await page.textContent('#result')).includes('Replayed 1 message(s)'), 'the console says it replayed one');
   const applied = await log.waitFor((j) => j.decision === 'FIRST' && j.key.includes('T-1001'));
   check(applied.attempt >= 1, 'the replayed top-up ran again through the guard');
   check(sql("SELECT COUNT(*) FROM pay_account_flows WHERE biz_no = 'T-1001'") === '1', 'the ledger holds it once');
   check(sql("SELECT balance_cents FROM pay_accounts WHERE user_id = 'U-NEW'") === '2500', 'the balance is credited once');
 
-  await page.click('text=Audit');
+  await follow(page, 'text=Audit');
   const audit = page.locator('tbody tr').first();
   const auditText = await audit.textContent();
   check(auditText.includes('alice') && auditText.includes('console login') && auditText.includes('replay'),
