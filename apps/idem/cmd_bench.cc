@@ -49,6 +49,7 @@ std::string CommandLine(const BenchArgs& a, const bench::BenchOptions& defaults)
   if (!o.kafka_url.empty()) c += " --kafka-url " + (o.kafka_url.rfind("kafka://mock", 0) == 0 ? o.kafka_url : "kafka://…");
   if (o.e2e_messages != defaults.e2e_messages) c += " --e2e-messages " + std::to_string(o.e2e_messages);
   if (o.e2e_pairs != defaults.e2e_pairs) c += " --e2e-pairs " + std::to_string(o.e2e_pairs);
+  if (o.compare_pairs != defaults.compare_pairs) c += " --compare-pairs " + std::to_string(o.compare_pairs);
   if (o.messages != defaults.messages) c += " --messages " + std::to_string(o.messages);
   if (o.max_seconds != defaults.max_seconds) c += " --seconds " + Compact(o.max_seconds);
   if (o.paced_seconds != defaults.paced_seconds) c += " --paced-seconds " + Compact(o.paced_seconds);
@@ -185,6 +186,7 @@ void AddBenchCommand(CLI::App& app) {
       "  idem     the batched pipeline (B messages per transaction)\n"
       "  naive    the same guard one message at a time (one transaction per message)\n"
       "  ceiling  the same effects in the same batches with no guard at all\n"
+      "idem and the ceiling alternate in pairs (--compare-pairs); their figures are the medians.\n"
       "Throughput, publish-to-commit latency, peak memory, a batch-size sweep (1 … 1,000),\n"
       "random keys, a table with a history of payments, and the hot-path micro-benchmarks.\n"
       "End to end: idem consuming from the embedded queue (and RabbitMQ, Kafka when given) against\n"
@@ -219,6 +221,10 @@ void AddBenchCommand(CLI::App& app) {
   cmd->add_option("--e2e-pairs", a->options.e2e_pairs,
                   "Alternated raw/idem pairs per broker (default 3; quick 1; -1: no end-to-end rows)")
       ->transform(IntegerIn(-1, 100));
+  cmd->add_option("--compare-pairs", a->options.compare_pairs,
+                  "Alternated idem/ceiling pairs of each store's compare runs, whose medians are the headline "
+                  "figures (default 3; quick 1)")
+      ->transform(IntegerIn(1, 100));
   cmd->add_option("--work-dir", a->options.work_dir, "Folder for the SQLite files (default: a new folder in /var/tmp)");
   cmd->add_flag("--keep-work-dir", a->keep_work_dir, "Keep the work folder afterwards");
   cmd->add_option("--messages", a->options.messages, "Messages per throughput run (default 200000; quick 15000)")

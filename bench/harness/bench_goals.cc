@@ -54,15 +54,23 @@ std::optional<Figure> StoreRatio(const BenchOutcome& b, const StoreSummary* s, V
     return std::nullopt;
   const double ratio = over == Variant::kNaive ? s->idem_over_naive : s->idem_over_ceiling;
   const double other = over == Variant::kNaive ? s->naive_per_s : s->ceiling_per_s;
+  // More than one pair: say that the figures are medians (naive runs once), and how far the pairs spread.
+  std::string pairs;
+  if (s->compare_pairs > 1 && over == Variant::kCeiling)
+    pairs = "; medians of " + std::to_string(s->compare_pairs) + " pairs, " + Fixed(s->idem_over_ceiling_min, 2) +
+            "–" + Fixed(s->idem_over_ceiling_max, 2);
+  if (s->compare_pairs > 1 && over == Variant::kNaive)
+    pairs = "; idem the median of " + std::to_string(s->compare_pairs) + " runs";
   return Figure{ratio > 0, ratio,
                 Fixed(ratio, 2) + " (idem " + Rate(s->idem_per_s) + ", " + VariantName(over) + " " + Rate(other) +
-                    " msg/s)"};
+                    " msg/s" + pairs + ")"};
 }
 
 std::optional<Figure> OneWorker(const BenchOutcome& b) {
   const StoreSummary* s = PostgresFsyncOn(b);
   if (!s || !FindRun(b, s->target.label, Role::kCompare, Variant::kIdem)) return std::nullopt;
-  std::string shown = Rate(s->idem_per_s) + " (idem B=" + Int(static_cast<int64_t>(b.options.batch_size)) + ")";
+  std::string shown = Rate(s->idem_per_s) + " (idem B=" + Int(static_cast<int64_t>(b.options.batch_size)) +
+                      (s->compare_pairs > 1 ? ", median of " + std::to_string(s->compare_pairs) + " runs" : "") + ")";
   if (const double big = SweepPoint(b, s->target.label, Variant::kIdem, 1000); big > 0 && b.options.batch_size != 1000)
     shown += "; B=1,000: " + Rate(big);
   return Figure{s->idem_per_s > 0, s->idem_per_s, shown};

@@ -1,7 +1,8 @@
 // What `idem bench` runs: the options and the list of configurations.
 //
 // For every store (SQLite always; others from --store-url):
-//   compare     idem (batch B), naive, ceiling (batch B)   saturated, sequential keys, empty tables
+//   compare     idem (batch B) and ceiling (batch B) alternated in compare_pairs
+//               pairs, then naive once           saturated, sequential keys, empty tables
 //   sweep       idem and ceiling at each batch size of the sweep (1 … 1,000)
 //   random-keys idem and ceiling with random business keys
 //   history     idem and ceiling with `history` payments already applied
@@ -53,6 +54,7 @@ struct BenchOptions {
   int64_t e2e_kafka_messages = 0;  // per end-to-end run on Kafka (at most e2e_messages)
   int e2e_pairs = 0;            // raw/ceiling/idem rounds per broker; < 0: no end-to-end rows
   int filter_pairs = 0;         // without/with pairs per share of copies in the Redis filter's runs
+  int compare_pairs = 0;        // idem/ceiling pairs of each store's compare runs
   void ApplyModeDefaults();
 };
 
@@ -87,7 +89,10 @@ int64_t EndToEndMessages(const BenchOptions& options, const BrokerTarget& broker
 // batch B, SQLite store.
 std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& options, const BrokerTarget& broker);
 
-// compare, sweep, random-keys and history runs of one store.
+// compare, sweep, random-keys and history runs of one store. The compare runs
+// alternate idem, ceiling, idem, ceiling, … (compare_pairs of each, `repeat`
+// numbering the pair) so that a server's drift between runs (autovacuum,
+// checkpoints) falls on both sides; naive runs once after them.
 std::vector<RunSpec> PlanThroughputRuns(const BenchOptions& options, const StoreTarget& store);
 // The Redis filter's runs on one store: idem B, without then with the filter,
 // filter_pairs times at the normal share of copies and as many in a storm.

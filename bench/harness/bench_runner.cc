@@ -56,45 +56,39 @@ double MinPositive(double a, double b) {
   return std::min(a, b);
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
+// The median of `v` with its lowest and highest value; all 0 when empty.
+struct Spread {
+  double median = 0, min = 0, max = 0;
+};
+
+Spread SpreadOf(std::vector<double> v) {
+  if (v.empty()) return {};
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v.front(), v.back()};
 }
 
 // Alternated pairs of runs (a, b): the medians of each side, their ranges, and
 // the median of the pairs' ratios a / b with the lowest and highest pair.
 struct PairStats {
   int pairs = 0;
-  double a = 0, a_min = 0, a_max = 0, b = 0, b_min = 0, b_max = 0;
-  double ratio = 0, ratio_min = 0, ratio_max = 0;
+  Spread a, b, ratio;
 };
 
-PairStats SummarisePairs(const std::vector<std::pair<const RunResult*, const RunResult*>>& runs) {
-  PairStats p;
+// `complete_only`: each side from the pairs where both passed (the end-to-end
+// and filter figures); otherwise each side from all of its runs that passed,
+// so that a run selected alone (--only) still has its figure.
+PairStats SummarisePairs(const RunPairs& runs, bool complete_only = true) {
   std::vector<double> a, b, ratios;
   for (const auto& [x, y] : runs) {
-    if (Throughput(x) <= 0 || Throughput(y) <= 0) continue;
-    a.push_back(x->msgs_per_s);
-    b.push_back(y->msgs_per_s);
-    ratios.push_back(x->msgs_per_s / y->msgs_per_s);
+    const double ax = Throughput(x), by = Throughput(y);
+    const bool both = ax > 0 && by > 0;
+    if (ax > 0 && (both || !complete_only)) a.push_back(ax);
+    if (by > 0 && (both || !complete_only)) b.push_back(by);
+    if (both) ratios.push_back(ax / by);
   }
-  p.pairs = static_cast<int>(ratios.size());
-  if (ratios.empty()) return p;
-  p.a = Median(a);
-  p.b = Median(b);
-  p.ratio = Median(ratios);
-  p.a_min = *std::min_element(a.begin(), a.end());
-  p.a_max = *std::max_element(a.begin(), a.end());
-  p.b_min = *std::min_element(b.begin(), b.end());
-  p.b_max = *std::max_element(b.begin(), b.end());
-  p.ratio_min = *std::min_element(ratios.begin(), ratios.end());
-  p.ratio_max = *std::max_element(ratios.begin(), ratios.end());
-  return p;
+  return PairStats{static_cast<int>(ratios.size()), SpreadOf(a), SpreadOf(b), SpreadOf(ratios)};
 }
-
-using RunPairs = std::vector<std::pair<const RunResult*, const RunResult*>>;
 
 // Pairs 1 … n of the runs `in` selects, each split into (a, b) by `is_a`.
 RunPairs PairsOf(const BenchOutcome& b, int n, const std::function<bool(const RunSpec&)>& in,
@@ -119,12 +113,13 @@ EndToEndSummary SummariseEndToEnd(const BenchOutcome& b, const BrokerTarget& bro
   };
   const PairStats raw = against(Variant::kRaw), ceiling = against(Variant::kCeiling);
   return EndToEndSummary{.broker = broker, .messages = EndToEndMessages(b.options, broker),
-                         .pairs = std::min(raw.pairs, ceiling.pairs), .idem_per_s = raw.a,
-                         .ceiling_per_s = ceiling.b, .raw_per_s = raw.b, .idem_min = raw.a_min, .idem_max = raw.a_max,
-                         .ceiling_min = ceiling.b_min, .ceiling_max = ceiling.b_max, .raw_min = raw.b_min,
-                         .raw_max = raw.b_max, .ratio = raw.ratio, .ratio_min = raw.ratio_min,
-                         .ratio_max = raw.ratio_max, .over_ceiling = ceiling.ratio,
-                         .over_ceiling_min = ceiling.ratio_min, .over_ceiling_max = ceiling.ratio_max};
+                         .pairs = std::min(raw.pairs, ceiling.pairs), .idem_per_s = raw.a.median,
+                         .ceiling_per_s = ceiling.b.median, .raw_per_s = raw.b.median, .idem_min = raw.a.min,
+                         .idem_max = raw.a.max, .ceiling_min = ceiling.b.min, .ceiling_max = ceiling.b.max,
+                         .raw_min = raw.b.min, .raw_max = raw.b.max, .ratio = raw.ratio.median,
+                         .ratio_min = raw.ratio.min, .ratio_max = raw.ratio.max,
+                         .over_ceiling = ceiling.ratio.median, .over_ceiling_min = ceiling.ratio.min,
+                         .over_ceiling_max = ceiling.ratio.max};
 }
 
 FilterSummary SummariseFilter(const BenchOutcome& b, const std::string& store, double copies) {
@@ -142,9 +137,9 @@ FilterSummary SummariseFilter(const BenchOutcome& b, const std::string& store, d
     }
   const PairStats p = SummarisePairs(pairs);
   const double share = messages > 0 ? static_cast<double>(filtered) / static_cast<double>(messages) : 0;
-  return FilterSummary{.store = store, .duplicate_ratio = copies, .pairs = p.pairs, .without_per_s = p.b,
-                       .with_per_s = p.a, .ratio = p.ratio, .ratio_min = p.ratio_min, .ratio_max = p.ratio_max,
-                       .filtered_share = share};
+  return FilterSummary{.store = store, .duplicate_ratio = copies, .pairs = p.pairs, .without_per_s = p.b.median,
+                       .with_per_s = p.a.median, .ratio = p.ratio.median, .ratio_min = p.ratio.min,
+                       .ratio_max = p.ratio.max, .filtered_share = share};
 }
 
 // The several-workers runs of one store, each in a child of its own (they
@@ -232,10 +227,46 @@ const RunResult* FindRun(const BenchOutcome& b, const std::string& store, Role r
   return nullptr;
 }
 
+RunPairs ComparePairs(const BenchOutcome& b, const std::string& store) {
+  return PairsOf(
+      b, b.options.compare_pairs,
+      [&](const RunSpec& s) {
+        return s.role == Role::kCompare && s.store_label == store && s.variant != Variant::kNaive;
+      },
+      [](const RunSpec& s) { return s.variant == Variant::kIdem; });
+}
+
 double SweepPoint(const BenchOutcome& b, const std::string& store, Variant variant, size_t batch) {
-  const RunResult* r = FindRun(b, store, Role::kSweep, variant, batch);
-  if (!r) r = FindRun(b, store, Role::kCompare, variant, batch);
-  return Throughput(r);
+  if (const RunResult* r = FindRun(b, store, Role::kSweep, variant, batch)) return Throughput(r);
+  if (!FindRun(b, store, Role::kCompare, variant, batch)) return 0;
+  if (variant == Variant::kNaive) return Throughput(FindRun(b, store, Role::kCompare, variant, batch));
+  const PairStats p = SummarisePairs(ComparePairs(b, store), /*complete_only=*/false);
+  return variant == Variant::kIdem ? p.a.median : p.b.median;
+}
+
+StoreSummary SummariseStore(const BenchOutcome& b, const StoreTarget& t) {
+  const PairStats p = SummarisePairs(ComparePairs(b, t.label), /*complete_only=*/false);
+  StoreSummary s;
+  s.target = t;
+  s.idem_per_s = p.a.median;
+  s.idem_min = p.a.min;
+  s.idem_max = p.a.max;
+  s.ceiling_per_s = p.b.median;
+  s.ceiling_min = p.b.min;
+  s.ceiling_max = p.b.max;
+  s.compare_pairs = p.pairs;
+  s.naive_per_s = Throughput(FindRun(b, t.label, Role::kCompare, Variant::kNaive));
+  s.idem_over_naive = Ratio(s.idem_per_s, s.naive_per_s);
+  s.idem_over_ceiling = p.ratio.median;
+  s.idem_over_ceiling_min = p.ratio.min;
+  s.idem_over_ceiling_max = p.ratio.max;
+  s.random_keys_idem_over_ceiling = Ratio(Throughput(FindRun(b, t.label, Role::kRandomKeys, Variant::kIdem)),
+                                          Throughput(FindRun(b, t.label, Role::kRandomKeys, Variant::kCeiling)));
+  s.history_idem_over_ceiling = Ratio(Throughput(FindRun(b, t.label, Role::kHistory, Variant::kIdem)),
+                                      Throughput(FindRun(b, t.label, Role::kHistory, Variant::kCeiling)));
+  s.no_copies_idem_over_ceiling = Ratio(Throughput(FindRun(b, t.label, Role::kNoCopies, Variant::kIdem)),
+                                        Throughput(FindRun(b, t.label, Role::kNoCopies, Variant::kCeiling)));
+  return s;
 }
 
 BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget>& targets,
@@ -288,19 +319,7 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
   for (size_t i = 0; i < out.stores.size(); ++i) {
     const StoreTarget& t = out.stores[i];
     for (const RunSpec& spec : planned[i]) run(spec);
-    StoreSummary s;
-    s.target = t;
-    s.idem_per_s = Throughput(FindRun(out, t.label, Role::kCompare, Variant::kIdem));
-    s.naive_per_s = Throughput(FindRun(out, t.label, Role::kCompare, Variant::kNaive));
-    s.ceiling_per_s = Throughput(FindRun(out, t.label, Role::kCompare, Variant::kCeiling));
-    s.idem_over_naive = Ratio(s.idem_per_s, s.naive_per_s);
-    s.idem_over_ceiling = Ratio(s.idem_per_s, s.ceiling_per_s);
-    s.random_keys_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kRandomKeys, Variant::kIdem)),
-                                            Throughput(FindRun(out, t.label, Role::kRandomKeys, Variant::kCeiling)));
-    s.history_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kHistory, Variant::kIdem)),
-                                        Throughput(FindRun(out, t.label, Role::kHistory, Variant::kCeiling)));
-    s.no_copies_idem_over_ceiling = Ratio(Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kIdem)),
-                                          Throughput(FindRun(out, t.label, Role::kNoCopies, Variant::kCeiling)));
+    StoreSummary s = SummariseStore(out, t);
     if (!IsServerStore(t)) {
       // Latency is compared at a rate all three sustain, then idem and ceiling at
       // half of idem's throughput. naive and idem at B=1 are the same
@@ -375,11 +394,20 @@ nlohmann::json ToJson(const BenchOutcome& b) {
       sweep[VariantName(v)] = points;
     }
     ratios[s.target.label] = {{"idem/naive", s.idem_over_naive}, {"idem/ceiling", s.idem_over_ceiling}};
+    json pairs = json::array();
+    for (const auto& [idem, ceiling] : ComparePairs(b, s.target.label))
+      pairs.push_back({{"idem", Throughput(idem)},
+                       {"ceiling", Throughput(ceiling)},
+                       {"idem/ceiling", Ratio(Throughput(idem), Throughput(ceiling))}});
     stores[s.target.label] = {
         {"durability", s.target.durability},
         {"msgs_per_s", {{"idem", s.idem_per_s}, {"naive", s.naive_per_s}, {"ceiling", s.ceiling_per_s}}},
+        {"msgs_per_s_range", {{"idem", {s.idem_min, s.idem_max}}, {"ceiling", {s.ceiling_min, s.ceiling_max}}}},
+        {"compare_pairs", s.compare_pairs},
+        {"compare_pairs_msgs_per_s", pairs},
         {"idem/naive", s.idem_over_naive},
         {"idem/ceiling", s.idem_over_ceiling},
+        {"idem/ceiling_range", {s.idem_over_ceiling_min, s.idem_over_ceiling_max}},
         {"random_keys_idem/ceiling", s.random_keys_idem_over_ceiling},
         {"history_idem/ceiling", s.history_idem_over_ceiling},
         {"no_copies_idem/ceiling", s.no_copies_idem_over_ceiling},
@@ -445,6 +473,7 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                 {"max_seconds_per_run", b.options.max_seconds},
                 {"history", b.options.history},
                 {"server_history", b.options.server_history},
+                {"compare_pairs", b.options.compare_pairs},
                 {"fast_filter_pairs", b.options.filter_pairs},
                 {"paced_seconds", b.options.paced_seconds},
                 {"soak_messages", b.options.soak_messages},

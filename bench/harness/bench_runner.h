@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,12 +20,18 @@
 
 namespace idem::bench {
 
-// The headline figures of one store.
+// The headline figures of one store. idem and ceiling come from the compare
+// runs' alternated pairs: each the median of its runs that passed, with the
+// lowest and highest; idem / ceiling is the median of the ratios of the pairs
+// where both passed. naive is its one run.
 struct StoreSummary {
   StoreTarget target;
   double idem_per_s = 0, naive_per_s = 0, ceiling_per_s = 0;
+  double idem_min = 0, idem_max = 0, ceiling_min = 0, ceiling_max = 0;
+  int compare_pairs = 0;         // pairs where both runs passed
   double idem_over_naive = 0;    // 0 when a run it needs failed
   double idem_over_ceiling = 0;
+  double idem_over_ceiling_min = 0, idem_over_ceiling_max = 0;  // the lowest and highest pair
   double random_keys_idem_over_ceiling = 0;
   double history_idem_over_ceiling = 0;
   double no_copies_idem_over_ceiling = 0;
@@ -85,10 +92,19 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
                       const Progress& progress);
 
 // The run of `store` with this role and variant (and batch size when > 0); null if none.
+// Of alternated runs (compare, filter, end-to-end) it is the first.
 const RunResult* FindRun(const BenchOutcome& b, const std::string& store, Role role, Variant variant,
                          size_t batch = 0);
-// The throughput of `variant` at batch size `batch` in the sweep (compare runs included); 0 if none.
+// The throughput of `variant` at batch size `batch` in the sweep (compare runs
+// included, as the median of their pairs); 0 if none.
 double SweepPoint(const BenchOutcome& b, const std::string& store, Variant variant, size_t batch);
+
+// Alternated runs, pair by pair: (a, b), either null when it was not run.
+using RunPairs = std::vector<std::pair<const RunResult*, const RunResult*>>;
+// The compare runs of `store` as (idem, ceiling), pairs 1 … options.compare_pairs.
+RunPairs ComparePairs(const BenchOutcome& b, const std::string& store);
+// The throughput figures of `store` from its runs in `b` (the latency rates are left 0).
+StoreSummary SummariseStore(const BenchOutcome& b, const StoreTarget& store);
 
 // `w`'s msg/s over that of one worker on the same store; 0 if either failed.
 double ScalingVsOneWorker(const BenchOutcome& b, const WorkersResult& w);

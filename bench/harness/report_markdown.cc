@@ -84,6 +84,39 @@ void Headline(std::ostringstream& md, const BenchOutcome& b) {
     md << "| " << s.target.label << " | " << Rate(s.idem_per_s) << " | " << Rate(s.naive_per_s) << " | "
        << Rate(s.ceiling_per_s) << " | " << Fixed(s.idem_over_naive, 2) << " | " << Fixed(s.idem_over_ceiling, 2)
        << " |\n";
+  md << "\nidem and ceiling are the medians of " << b.options.compare_pairs
+     << " alternated pair(s) of runs each, idem / ceiling the median of the pairs' ratios (see *idem against the "
+        "ceiling, pair by pair*); naive is one run, and idem / naive is idem's median over it.\n\n";
+}
+
+// The compare runs pair by pair: idem and the ceiling alternate (idem,
+// ceiling, idem, …) so that a server's drift between runs — vacuuming the last
+// run's rows, a checkpoint — falls on both sides instead of on one.
+void ComparePairsTable(std::ostringstream& md, const BenchOutcome& b) {
+  md << "## idem against the ceiling, pair by pair\n\n"
+     << "On each store the compare runs (B=" << b.options.batch_size << ", sequential keys, empty tables) alternate "
+        "idem, ceiling, idem, ceiling, …, " << b.options.compare_pairs << " pair(s), so each pair sees the same "
+        "state of the machine and the server. The headline figures are the medians: idem's and the ceiling's of "
+        "their runs, idem / ceiling of the pairs' ratios, with the lowest and highest in brackets.\n\n"
+     << "| store | pair | idem msg/s | ceiling msg/s | idem / ceiling |\n|---|---|---:|---:|---:|\n";
+  for (const StoreSummary& s : b.summaries) {
+    const RunPairs pairs = ComparePairs(b, s.target.label);
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const auto& [idem, ceiling] = pairs[i];
+      if (!idem && !ceiling) continue;
+      const double iv = idem && idem->ok ? idem->msgs_per_s : 0, cv = ceiling && ceiling->ok ? ceiling->msgs_per_s : 0;
+      md << "| " << s.target.label << " | " << i + 1 << " | " << Rate(iv) << " | " << Rate(cv) << " | "
+         << (iv > 0 && cv > 0 ? Fixed(iv / cv, 2) : "—") << " |\n";
+    }
+    md << "| " << s.target.label << " | **median** | ";
+    if (s.compare_pairs == 0) {
+      md << Rate(s.idem_per_s) << " | " << Rate(s.ceiling_per_s) << " | no figure (no pair where both passed) |\n";
+      continue;
+    }
+    md << Rate(s.idem_per_s) << " (" << Rate(s.idem_min) << "–" << Rate(s.idem_max) << ") | " << Rate(s.ceiling_per_s)
+       << " (" << Rate(s.ceiling_min) << "–" << Rate(s.ceiling_max) << ") | " << Fixed(s.idem_over_ceiling, 2) << " ("
+       << Fixed(s.idem_over_ceiling_min, 2) << "–" << Fixed(s.idem_over_ceiling_max, 2) << ") |\n";
+  }
   md << "\n";
 }
 
@@ -332,9 +365,17 @@ void TableShape(std::ostringstream& md, const BenchOutcome& b) {
       const RunResult* i = FindRun(b, s.target.label, c.role, Variant::kIdem, b.options.batch_size);
       const RunResult* k = FindRun(b, s.target.label, c.role, Variant::kCeiling, b.options.batch_size);
       if (!i && !k) continue;
-      const double iv = i && i->ok ? i->msgs_per_s : 0, kv = k && k->ok ? k->msgs_per_s : 0;
-      md << "| " << s.target.label << " | " << c.what << " | " << Rate(iv) << " | " << Rate(kv) << " | "
-         << (iv > 0 && kv > 0 ? Fixed(iv / kv, 2) : "—") << " |\n";
+      double iv = i && i->ok ? i->msgs_per_s : 0, kv = k && k->ok ? k->msgs_per_s : 0;
+      double ratio = iv > 0 && kv > 0 ? iv / kv : 0;
+      std::string what = c.what;
+      if (c.role == Role::kCompare) {  // the medians of the pairs, as in the headline
+        iv = s.idem_per_s;
+        kv = s.ceiling_per_s;
+        ratio = s.idem_over_ceiling;
+        what += " (medians of the pairs)";
+      }
+      md << "| " << s.target.label << " | " << what << " | " << Rate(iv) << " | " << Rate(kv) << " | "
+         << (ratio > 0 ? Fixed(ratio, 2) : "—") << " |\n";
     }
   }
   md << "\nRandom keys land all over the records' primary-key index (and the ledger's unique index) instead of "
@@ -431,6 +472,7 @@ std::string RenderReport(const BenchOutcome& b, const std::string& plot_file, co
   Header(md, b, command);
   Headline(md, b);
   GoalsTable(md, b);
+  ComparePairsTable(md, b);
   Noise(md, b);
   EndToEnd(md, b);
   Workers(md, b);

@@ -75,7 +75,7 @@ struct RunSpec {
   // kafka://mock/…).
   std::string broker;
   std::string broker_label;      // for tables: embedded, embedded-in-store, rabbitmq, kafka-mock
-  int repeat = 0;                // end-to-end runs alternate raw, ceiling and idem; this is the round's number
+  int repeat = 0;                // alternated runs (compare, filter, end-to-end): the pair's or round's number
 };
 
 struct LatencyStats {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "testing/test_util.h"
@@ -31,7 +32,7 @@ TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
   const std::string out = dir.File("results");
   ProcessResult p = Bench({"--quick", "--json", "--out", out, "--work-dir", dir.File("work"), "--messages", "1500",
                            "--seconds", "0.5", "--history", "500", "--paced-seconds", "0.3", "--sweep", "1,100",
-                           "--micro-min-time", "0.001", "--e2e-messages", "400"});
+                           "--micro-min-time", "0.001", "--e2e-messages", "400", "--compare-pairs", "2"});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   nlohmann::json j = nlohmann::json::parse(p.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << p.out;
@@ -43,7 +44,9 @@ TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
   EXPECT_GT(j["ratios"]["sqlite"]["idem/ceiling"].get<double>(), 0);
 
   std::set<std::string> variants, roles;
+  std::vector<std::pair<std::string, int>> compare;  // variant, pair
   for (const auto& run : j["runs"]) {
+    if (run["role"] == "compare") compare.emplace_back(run["variant"].get<std::string>(), run["repeat"].get<int>());
     EXPECT_TRUE(run["exactly_once"].get<bool>()) << run.dump();
     EXPECT_TRUE(run["check_failures"].empty()) << run.dump();
     EXPECT_GT(run["messages"].get<int64_t>(), 0) << run.dump();
@@ -55,6 +58,12 @@ TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
     }
   }
   EXPECT_EQ(variants, (std::set<std::string>{"idem", "naive", "ceiling", "raw"}));
+  // Two alternated idem/ceiling pairs, then naive once, each checked above.
+  EXPECT_EQ(compare, (std::vector<std::pair<std::string, int>>{
+                         {"idem", 1}, {"ceiling", 1}, {"idem", 2}, {"ceiling", 2}, {"naive", 0}}));
+  EXPECT_EQ(j["workload"]["compare_pairs"].get<int>(), 2);
+  EXPECT_EQ(j["stores"]["sqlite"]["compare_pairs"].get<int>(), 2);
+  EXPECT_EQ(j["stores"]["sqlite"]["compare_pairs_msgs_per_s"].size(), 2u);
   for (const char* role :
        {"compare", "batch-sweep", "random-keys", "history", "no-copies", "latency-common-rate", "end-to-end"})
     EXPECT_TRUE(roles.count(role)) << role;
@@ -87,6 +96,9 @@ TEST(BenchCli, TinyQuickRunPrintsEveryFigureAndWritesTheReport) {
   EXPECT_NE(report.find("idem / naive"), std::string::npos);
   EXPECT_NE(report.find("End to end"), std::string::npos);
   EXPECT_NE(report.find("idem / ceiling (median, range)"), std::string::npos);
+  EXPECT_NE(report.find("## idem against the ceiling, pair by pair"), std::string::npos);
+  EXPECT_NE(report.find("| sqlite | 2 |"), std::string::npos) << "a row per compare pair";
+  EXPECT_NE(report.find("| sqlite | **median** |"), std::string::npos);
   EXPECT_NE(report.find("exactly once"), std::string::npos);
   EXPECT_NE(report.find("BM_ClaimBatch"), std::string::npos);
   // The plot needs gnuplot; without it the report says how to get it.

@@ -52,6 +52,19 @@ TEST(BenchGoals, SqliteAloneHasOnlyItsOwnRowsEachMetOrMissed) {
   EXPECT_EQ(Row(rows, GoalId::kSqliteIdemOverCeiling)->shown, "0.67 (idem 10,000, ceiling 15,000 msg/s)");
 }
 
+TEST(BenchGoals, FiguresFromSeveralPairsSayTheyAreMediansAndHowFarThePairsSpread) {
+  BenchOutcome b;
+  AddStore(&b, "sqlite", "WAL", 10'000, 400, 15'000);
+  b.summaries[0].compare_pairs = 3;
+  b.summaries[0].idem_over_ceiling_min = 0.6;
+  b.summaries[0].idem_over_ceiling_max = 0.7;
+  const std::vector<GoalRow> rows = EvaluateGoals(b);
+  EXPECT_EQ(Row(rows, GoalId::kSqliteIdemOverCeiling)->shown,
+            "0.67 (idem 10,000, ceiling 15,000 msg/s; medians of 3 pairs, 0.60–0.70)");
+  EXPECT_EQ(Row(rows, GoalId::kSqliteIdemOverNaive)->shown,
+            "25.00 (idem 10,000, naive 400 msg/s; idem the median of 3 runs)");
+}
+
 TEST(BenchGoals, PostgresRowsOnlyWithFsyncOnAndTheOneWorkerRateAgainstItsBound) {
   BenchOutcome b;
   b.options.batch_size = 100;
