@@ -16,6 +16,7 @@
 #include "guards/sql_identifier.h"
 #include "payments/handler_util.h"
 #include "payments/order_states.h"
+#include "store/set_shape.h"
 
 namespace idem::payments::detail {
 namespace {
@@ -49,6 +50,7 @@ Failed ParseAll(std::span<HandlerContext* const> all, std::vector<Payment>* out)
 Failed CheckOrders(SqlTx& tx, const std::vector<Payment>& set) {
   std::vector<Value> keys;
   for (const Payment& p : set) keys.emplace_back(p.ev.order_no);
+  PadToSetShape(keys);  // a repeated order number reads no other row
   auto rows = tx.Query("SELECT order_no, user_id, amount_cents, status FROM pay_orders WHERE order_no IN (" +
                            guards::ParameterMarkers(keys.size()) + ")",
                        keys);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "guards/sql_identifier.h"
+#include "store/set_shape.h"
 
 namespace idem::guards {
 namespace {
@@ -50,19 +51,23 @@ Result<BalancesChanged> ChangeBalances(SqlTx& tx, const BalanceColumn& where, co
   const std::string& bal = where.balance_column;
   const std::string when = " WHEN ? THEN " + IntegerMarker(tx.Dialect());
   // Five parameters a key: kMaxCaseKeys keys stay far below kMaxParameters.
+  // A set is padded to its shape with its last key: the repeated WHEN never
+  // matches first and the repeated IN entry selects no other row.
   for (size_t start = 0; start < keys.size(); start += kMaxCaseKeys) {
     const size_t end = std::min(keys.size(), start + kMaxCaseKeys);
+    const size_t shape = SetShapeAtLeast(end - start);
     std::string change = "CASE " + key, lowest = "CASE " + key;
     std::vector<Value> set_params, check_params, in_params;
-    for (size_t i = start; i < end; ++i) {
+    for (size_t n = 0; n < shape; ++n) {
+      const KeyTotal& k = keys[std::min(start + n, end - 1)];
       change += when;
       lowest += when;
-      set_params.insert(set_params.end(), {keys[i].key, keys[i].total});
-      check_params.insert(check_params.end(), {keys[i].key, keys[i].lowest});
-      in_params.push_back(keys[i].key);
+      set_params.insert(set_params.end(), {k.key, k.total});
+      check_params.insert(check_params.end(), {k.key, k.lowest});
+      in_params.push_back(k.key);
     }
     std::string sql = "UPDATE " + where.table + " SET " + bal + " = " + bal + " + " + change + " END WHERE " + key +
-                      " IN (" + ParameterMarkers(end - start) + ") AND " + bal + " + " + lowest + " END >= ?";
+                      " IN (" + ParameterMarkers(shape) + ") AND " + bal + " + " + lowest + " END >= ?";
     std::vector<Value> params = std::move(set_params);
     params.insert(params.end(), in_params.begin(), in_params.end());
     params.insert(params.end(), check_params.begin(), check_params.end());

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "guards/sql_identifier.h"
+#include "store/set_shape.h"
 
 namespace idem::guards {
 
@@ -25,25 +26,36 @@ Result<int64_t> InsertOnceRows(SqlTx& tx, std::string_view table, const std::vec
   }
   const Dialect dialect = tx.Dialect();
   // PostgreSQL and SQLite skip a conflicting row inside the statement (also a
-  // second copy of a row within the same statement). MySQL fails the statement
-  // on a duplicate key and rolls back only it (see InsertOnce).
-  const std::string tail = dialect == Dialect::kMySql ? "" : " ON CONFLICT DO NOTHING";
+  // second copy of a row within the same statement), so a chunk is padded to
+  // its shape with copies of its last row. MySQL fails the statement on a
+  // duplicate key and rolls back only it (see InsertOnce), so there a chunk is
+  // cut to a shape instead.
+  const bool pad = dialect != Dialect::kMySql;
+  const std::string tail = pad ? " ON CONFLICT DO NOTHING" : "";
   const std::string tuple = "(" + ParameterMarkers(first.size()) + ")";
-  const size_t per_statement = std::max<size_t>(1, kMaxParameters / first.size());
+  const size_t per_statement = SetShapeAtMost(std::max<size_t>(1, kMaxParameters / first.size()));
 
   int64_t inserted = 0;
-  for (size_t start = 0; start < rows.size(); start += per_statement) {
-    const size_t end = std::min(rows.size(), start + per_statement);
+  for (size_t start = 0; start < rows.size();) {
+    const size_t left = std::min(rows.size() - start, per_statement);
+    const size_t take = pad ? left : SetShapeAtMost(left);
+    const size_t shape = pad ? SetShapeAtLeast(take) : take;
     std::string sql = head;
     std::vector<Value> params;
-    params.reserve((end - start) * first.size());
-    for (size_t r = start; r < end; ++r) {
-      sql += r == start ? tuple : ", " + tuple;
-      for (const Column& c : rows[r]) params.push_back(c.value);
+    params.reserve(shape * first.size());
+    for (size_t i = 0; i < shape; ++i) {
+      sql += i == 0 ? tuple : ", " + tuple;
+      for (const Column& c : rows[start + std::min(i, take - 1)]) params.push_back(c.value);
     }
     auto n = tx.Exec(sql + tail, params);
     if (!n.ok()) return n.status();
+    // A padding copy is inserted only when nothing makes the row unique.
+    if (*n > static_cast<int64_t>(take))
+      return Status::InvalidArgument("InsertOnceRows inserted a row of " + std::string(table) +
+                                        " twice: the table needs a primary key or unique index over the columns "
+                                        "that identify a row, or nothing is inserted once");
     inserted += *n;
+    start += take;
   }
   return inserted;
 }

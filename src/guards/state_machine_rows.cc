@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "guards/sql_identifier.h"
+#include "store/set_shape.h"
 #include "idem/guards.h"
 
 namespace idem {
@@ -26,27 +27,31 @@ Result<int64_t> StateMachine::MoveRows(SqlTx& tx, const std::vector<RowMove>& ro
   }
   const std::string integer = guards::IntegerMarker(tx.Dialect());
   const size_t per_row = 1 + 2 * first.size();
-  const size_t per_statement =
-      std::clamp<size_t>((guards::kMaxParameters - 1 - preds->second.size()) / per_row, 1, guards::kMaxCaseKeys);
+  const size_t per_statement = SetShapeAtMost(
+      std::clamp<size_t>((guards::kMaxParameters - 1 - preds->second.size()) / per_row, 1, guards::kMaxCaseKeys));
   int64_t moved = 0;
+  // A set is padded to its shape with its last row: the repeated WHEN never
+  // matches first and the repeated IN entry selects no other row.
   for (size_t start = 0; start < rows.size(); start += per_statement) {
     const size_t end = std::min(rows.size(), start + per_statement);
+    const size_t shape = SetShapeAtLeast(end - start);
+    auto row = [&](size_t n) -> const RowMove& { return rows[std::min(start + n, end - 1)]; };
     std::string sql = "UPDATE " + s.table + " SET " + s.state_column + " = ?";
     std::vector<Value> params{std::string(target)};
     if (!s.version_column.empty()) sql += ", " + s.version_column + " = " + s.version_column + " + 1";
     for (size_t c = 0; c < first.size(); ++c) {
       sql += ", " + first[c].name + " = CASE " + s.key_column;
-      for (size_t r = start; r < end; ++r) {
-        const Value& v = rows[r].also_set[c].value;
+      for (size_t n = 0; n < shape; ++n) {
+        const Value& v = row(n).also_set[c].value;
         sql += std::holds_alternative<int64_t>(v) ? " WHEN ? THEN " + integer : " WHEN ? THEN ?";
-        params.push_back(rows[r].key);
+        params.push_back(row(n).key);
         params.push_back(v);
       }
       sql += " END";
     }
-    sql += " WHERE " + s.key_column + " IN (" + guards::ParameterMarkers(end - start) + ") AND " + s.state_column +
+    sql += " WHERE " + s.key_column + " IN (" + guards::ParameterMarkers(shape) + ") AND " + s.state_column +
            " IN (" + guards::ParameterMarkers(preds->second.size()) + ")";
-    for (size_t r = start; r < end; ++r) params.push_back(rows[r].key);
+    for (size_t n = 0; n < shape; ++n) params.push_back(row(n).key);
     for (const std::string& p : preds->second) params.emplace_back(p);
     auto n = tx.Exec(sql, params);
     if (!n.ok()) return n.status();

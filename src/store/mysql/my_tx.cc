@@ -6,6 +6,7 @@
 #include "core/record_row.h"
 #include "store/mysql/my_claim.h"
 #include "store/record_sql.h"
+#include "store/set_shape.h"
 
 namespace idem::mysql {
 namespace {
@@ -123,9 +124,14 @@ Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<con
     //    other order deadlocked: INSERT IGNORE takes a shared lock on each
     //    duplicate key, and two workers holding one on the same record both
     //    waited to make it exclusive.)
+    // Both statements take the pending keys padded to a set shape (the last,
+    // greatest key repeated): a repeated key locks and reads no other record,
+    // and its second copy is one more ignored row.
+    std::vector<const ClaimRequest*> shaped = pending;
+    PadToSetShape(shaped);
     std::vector<Value> params{Blob{std::string(group)}};
-    for (const ClaimRequest* r : pending) params.emplace_back(Blob{r->key});
-    auto old = Run(LockExistingSql(pending.size()), params);
+    for (const ClaimRequest* r : shaped) params.emplace_back(Blob{r->key});
+    auto old = Run(LockExistingSql(shaped.size()), params);
     if (!old.ok()) return old.status();
     for (const Row& row : old->rows) {
       ClaimResult c;
@@ -137,10 +143,12 @@ Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<con
     // 2. Insert the keys that have no record. A key another transaction holds
     //    uncommitted makes the insert wait for it, then counts as existing: the
     //    next pass locks and reads it.
-    auto ins = Run(ClaimInsertSql(pending.size()), ClaimInsertParams(group, pending, now_ms, lease_until_ms));
+    shaped = pending;
+    PadToSetShape(shaped);
+    auto ins = Run(ClaimInsertSql(shaped.size()), ClaimInsertParams(group, shaped, now_ms, lease_until_ms));
     if (!ins.ok()) return ins.status();
     for (const Row& row : ins->rows) found[AsText(row.at(0))].inserted = true;
-    const size_t skipped = pending.size() - ins->rows.size();
+    const size_t skipped = shaped.size() - ins->rows.size();
     // Every skipped row is one duplicate-key warning. Any other warning is a
     // value IGNORE bent to fit (truncated, NULL made '') — an error here.
     if (ins->warnings != skipped)
@@ -161,7 +169,10 @@ Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<con
 Status Tx::Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) {
   IDEM_RETURN_IF_ERROR(CheckUsable());
   if (completions.empty()) return Status::OK();
-  auto n = Exec(CompleteSql(completions.size()), CompleteParams(group, completions, now_ms));
+  // Padded to a set shape with the last completion: its repeated key matches no other record.
+  std::vector<Completion> shaped(completions.begin(), completions.end());
+  PadToSetShape(shaped);
+  auto n = Exec(CompleteSql(shaped.size()), CompleteParams(group, shaped, now_ms));
   if (!n.ok()) return n.status();
   if (*n == static_cast<int64_t>(completions.size())) return Status::OK();
   // Some record is missing: name it.
