@@ -3,7 +3,7 @@
 # in bench/results/ (REPORT.md and throughput_vs_batch.png). Extra arguments go
 # to `idem bench`: --quick (under a minute), --json, --store-url, --redis-url, …
 # Run it on a quiet machine: other work running changes the absolute numbers.
-# The committed report's command (about 20 minutes on 2 cores), its servers on
+# The committed report's command (about 21 minutes on 2 cores), its servers on
 # 127.0.0.1, PostgreSQL and MariaDB flushing every commit:
 #   IDEM_TEST_POSTGRES_FSYNC=on scripts/servers/postgres.sh start
 #   IDEM_TEST_MYSQL_FSYNC=on scripts/servers/mariadb.sh start
