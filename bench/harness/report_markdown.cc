@@ -84,9 +84,13 @@ void Headline(std::ostringstream& md, const BenchOutcome& b) {
     md << "| " << s.target.label << " | " << Rate(s.idem_per_s) << " | " << Rate(s.naive_per_s) << " | "
        << Rate(s.ceiling_per_s) << " | " << Fixed(s.idem_over_naive, 2) << " | " << Fixed(s.idem_over_ceiling, 2)
        << " |\n";
-  md << "\nidem and ceiling are the medians of " << b.options.compare_pairs
-     << " alternated pair(s) of runs each, idem / ceiling the median of the pairs' ratios (see *idem against the "
-        "ceiling, pair by pair*); naive is one run, and idem / naive is idem's median over it.\n\n";
+  if (b.options.compare_pairs > 1)
+    md << "\nidem and ceiling are the medians of " << b.options.compare_pairs
+       << " alternated pairs of runs, idem / ceiling the median of the pairs' ratios (see *idem against the "
+          "ceiling, pair by pair*); naive is one run, and idem / naive is idem's median over it.\n\n";
+  else
+    md << "\nidem and ceiling are one run each here (`--compare-pairs N` alternates N pairs and takes their "
+          "medians); naive is one run.\n\n";
 }
 
 // The compare runs pair by pair: idem and the ceiling alternate (idem,
