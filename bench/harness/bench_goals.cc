@@ -87,19 +87,15 @@ std::optional<Figure> EndToEnd(const BenchOutcome& b, const char* broker) {
 }
 
 std::optional<Figure> SoakGrowth(const BenchOutcome& b) {
-  for (const RunResult& r : b.runs) {
-    if (r.spec.role != Role::kSoak) continue;
-    if (!r.ok || r.rss_kb_at.size() < 2 || r.rss_kb_at.back().first <= r.rss_kb_at.front().first)
-      return Figure{false, 0, ""};
-    const auto& [first_at, first_kb] = r.rss_kb_at.front();
-    const auto& [last_at, last_kb] = r.rss_kb_at.back();
-    const double per_million = static_cast<double>(last_kb - first_kb) / 1024.0 /
-                               (static_cast<double>(last_at - first_at) / 1e6);
-    return Figure{true, per_million,
-                  Fixed(per_million, 2) + " MiB per million (" + MiB(first_kb) + " → " + MiB(last_kb) + " over " +
-                      Int(last_at - first_at) + " messages)"};
-  }
-  return std::nullopt;
+  const RunResult* soak = SoakRun(b);
+  if (!soak) return std::nullopt;
+  const std::optional<double> per_million = SoakGrowthMiBPerMillion(*soak);
+  if (!soak->ok || !per_million) return Figure{false, 0, ""};
+  const auto& [first_at, first_kb] = soak->rss_kb_at.front();
+  const auto& [last_at, last_kb] = soak->rss_kb_at.back();
+  return Figure{true, *per_million,
+                Fixed(*per_million, 2) + " MiB per million (" + MiB(first_kb) + " → " + MiB(last_kb) + " over " +
+                    Int(last_at - first_at) + " messages)"};
 }
 
 std::optional<Figure> Measure(const BenchOutcome& b, GoalId id) {

@@ -236,10 +236,24 @@ RunPairs ComparePairs(const BenchOutcome& b, const std::string& store) {
       [](const RunSpec& s) { return s.variant == Variant::kIdem; });
 }
 
+const RunResult* SoakRun(const BenchOutcome& b) {
+  for (const RunResult& r : b.runs)
+    if (r.spec.role == Role::kSoak) return &r;
+  return nullptr;
+}
+
+std::optional<double> SoakGrowthMiBPerMillion(const RunResult& soak) {
+  if (soak.rss_kb_at.size() < 2) return std::nullopt;
+  const auto& [first_at, first_kb] = soak.rss_kb_at.front();
+  const auto& [last_at, last_kb] = soak.rss_kb_at.back();
+  if (last_at <= first_at) return std::nullopt;
+  return static_cast<double>(last_kb - first_kb) / 1024.0 / (static_cast<double>(last_at - first_at) / 1e6);
+}
+
 double SweepPoint(const BenchOutcome& b, const std::string& store, Variant variant, size_t batch) {
   if (const RunResult* r = FindRun(b, store, Role::kSweep, variant, batch)) return Throughput(r);
-  if (!FindRun(b, store, Role::kCompare, variant, batch)) return 0;
-  if (variant == Variant::kNaive) return Throughput(FindRun(b, store, Role::kCompare, variant, batch));
+  const RunResult* compare = FindRun(b, store, Role::kCompare, variant, batch);
+  if (!compare || variant == Variant::kNaive) return Throughput(compare);  // naive runs once
   const PairStats p = SummarisePairs(ComparePairs(b, store), /*complete_only=*/false);
   return variant == Variant::kIdem ? p.a.median : p.b.median;
 }
@@ -260,12 +274,14 @@ StoreSummary SummariseStore(const BenchOutcome& b, const StoreTarget& t) {
   s.idem_over_ceiling = p.ratio.median;
   s.idem_over_ceiling_min = p.ratio.min;
   s.idem_over_ceiling_max = p.ratio.max;
-  s.random_keys_idem_over_ceiling = Ratio(Throughput(FindRun(b, t.label, Role::kRandomKeys, Variant::kIdem)),
-                                          Throughput(FindRun(b, t.label, Role::kRandomKeys, Variant::kCeiling)));
-  s.history_idem_over_ceiling = Ratio(Throughput(FindRun(b, t.label, Role::kHistory, Variant::kIdem)),
-                                      Throughput(FindRun(b, t.label, Role::kHistory, Variant::kCeiling)));
-  s.no_copies_idem_over_ceiling = Ratio(Throughput(FindRun(b, t.label, Role::kNoCopies, Variant::kIdem)),
-                                        Throughput(FindRun(b, t.label, Role::kNoCopies, Variant::kCeiling)));
+  // These roles run once each: idem's run over the ceiling's.
+  auto over_ceiling = [&](Role role) {
+    return Ratio(Throughput(FindRun(b, t.label, role, Variant::kIdem)),
+                 Throughput(FindRun(b, t.label, role, Variant::kCeiling)));
+  };
+  s.random_keys_idem_over_ceiling = over_ceiling(Role::kRandomKeys);
+  s.history_idem_over_ceiling = over_ceiling(Role::kHistory);
+  s.no_copies_idem_over_ceiling = over_ceiling(Role::kNoCopies);
   return s;
 }
 

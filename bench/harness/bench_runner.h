@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -98,6 +99,12 @@ const RunResult* FindRun(const BenchOutcome& b, const std::string& store, Role r
 // The throughput of `variant` at batch size `batch` in the sweep (compare runs
 // included, as the median of their pairs); 0 if none.
 double SweepPoint(const BenchOutcome& b, const std::string& store, Variant variant, size_t batch);
+
+// The soak run; null if this run has none.
+const RunResult* SoakRun(const BenchOutcome& b);
+// How much its RSS grew from its first sample to its last, in MiB per million
+// messages; nullopt with fewer than two samples over some messages.
+std::optional<double> SoakGrowthMiBPerMillion(const RunResult& soak);
 
 // Alternated runs, pair by pair: (a, b), either null when it was not run.
 using RunPairs = std::vector<std::pair<const RunResult*, const RunResult*>>;

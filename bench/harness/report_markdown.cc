@@ -414,18 +414,15 @@ void Memory(std::ostringstream& md, const BenchOutcome& b) {
     md << "| " << r.spec.name << " | " << Int(r.messages) << " | " << MiB(r.rss_start_kb) << " | " << MiB(end)
        << " | " << MiB(r.peak_rss_kb) << " |\n";
   }
-  const RunResult* soak = nullptr;
-  for (const RunResult& r : b.runs)
-    if (r.spec.role == Role::kSoak) soak = &r;
+  const RunResult* soak = SoakRun(b);
   if (soak && soak->rss_kb_at.size() >= 2) {
     const auto& first = soak->rss_kb_at.front();
     const auto& last = soak->rss_kb_at.back();
     const double growth_kb = static_cast<double>(last.second - first.second);
-    const double per_million =
-        last.first > first.first ? growth_kb / (static_cast<double>(last.first - first.first) / 1e6) : 0;
+    const double per_million = SoakGrowthMiBPerMillion(*soak).value_or(0);
     md << "\nSoak (" << Int(soak->messages) << " messages): RSS went from " << MiB(first.second) << " after "
        << Int(first.first) << " messages to " << MiB(last.second) << " after " << Int(last.first) << " — "
-       << Fixed(growth_kb / 1024.0, 1) << " MiB, " << Fixed(per_million / 1024.0, 2)
+       << Fixed(growth_kb / 1024.0, 1) << " MiB, " << Fixed(per_million, 2)
        << " MiB per million messages. The goal is memory flat over 10 M messages; `idem bench --soak-messages "
           "10000000` measures that directly (it needs about as many seconds as 10 M ÷ the idem rate above).\n\n"
        << "| messages | RSS |\n|---:|---:|\n";

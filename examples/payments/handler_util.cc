@@ -35,6 +35,15 @@ std::vector<Column> NoticeRow(const Notice& notice, int64_t now_ms) {
           {"created_at_ms", now_ms}};
 }
 
+Notice PaySuccessNotice(const PaySuccess& ev, std::string idempotency_key) {
+  return {std::move(idempotency_key), NoticeKey("PAY_SUCCESS", ev.payment_id), ev.user_id, ev.order_no,
+          "PAY_SUCCESS"};
+}
+
+HandlerResult Charged(const PaySuccess& ev) {
+  return HandlerResult::Ok("charged " + std::to_string(ev.amount_cents) + " cents to " + ev.user_id);
+}
+
 void Log(const ServiceOptions& options, const std::string& line) {
   if (options.log) options.log(line);
 }

@@ -30,6 +30,11 @@ std::vector<Column> PayFlowRow(const PaySuccess& ev, int64_t now_ms);
 std::vector<Column> PointsRow(const PaySuccess& ev, int64_t now_ms);
 std::vector<Column> NoticeRow(const Notice& notice, int64_t now_ms);
 
+// The notice of a charged payment, and the summary its record keeps: the same
+// for the one-message handler and its set form.
+Notice PaySuccessNotice(const PaySuccess& ev, std::string idempotency_key);
+HandlerResult Charged(const PaySuccess& ev);
+
 // What a transition that did not apply means for the handler: duplicates and
 // stale events are OK (logged), too early is retryable, illegal or missing is permanent.
 HandlerResult NotApplied(const TransitionResult& r, std::string_view target, const std::string& order_no,

@@ -67,15 +67,13 @@ HandlerSpec PaySuccessHandler(const ServiceOptions& options) {
 
     if (options.downstream_via_outbox) {
       if (auto failed = EmitPaySuccessDownstream(ctx, *ev)) return *failed;
-      return HandlerResult::Ok("charged " + std::to_string(ev->amount_cents) + " cents to " + ev->user_id);
+      return Charged(*ev);
     }
     auto points = InsertOnce(ctx.tx, "pay_points", PointsRow(*ev, now));
     if (!points.ok()) return HandlerResult::FromStatus(points.status(), "grant points");
 
-    if (auto failed = NoticeOnce(ctx, options,
-                                 {"", NoticeKey("PAY_SUCCESS", ev->payment_id), ev->user_id, ev->order_no, "PAY_SUCCESS"}))
-      return *failed;
-    return HandlerResult::Ok("charged " + std::to_string(ev->amount_cents) + " cents to " + ev->user_id);
+    if (auto failed = NoticeOnce(ctx, options, PaySuccessNotice(*ev, ""))) return *failed;
+    return Charged(*ev);
   };
   spec.batch_fn = PaySuccessSet(options);
   return spec;

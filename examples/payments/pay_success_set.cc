@@ -104,8 +104,7 @@ Failed GrantAndNotify(const ServiceOptions& options, const std::vector<Payment>&
   if (!granted.ok()) return "grant points: " + granted.status().ToString();
   std::vector<Notice> sends;
   for (const Payment& p : set) {
-    sends.push_back(
-        {p.ctx->idempotency_key, NoticeKey("PAY_SUCCESS", p.ev.payment_id), p.ev.user_id, p.ev.order_no, "PAY_SUCCESS"});
+    sends.push_back(PaySuccessNotice(p.ev, p.ctx->idempotency_key));
     notices.push_back(NoticeRow(sends.back(), p.ctx->env.NowMs()));
   }
   // A notice recorded before was sent before: which one is not known here.
@@ -144,8 +143,7 @@ BatchHandlerFn PaySuccessSet(const ServiceOptions& options) {
     if (Failed f = RunSet(options, all, set))
       return std::vector<HandlerResult>(all.size(), HandlerResult::Retryable("set-based run fell back: " + *f));
     std::vector<HandlerResult> out;
-    for (const Payment& p : set)
-      out.push_back(HandlerResult::Ok("charged " + std::to_string(p.ev.amount_cents) + " cents to " + p.ev.user_id));
+    for (const Payment& p : set) out.push_back(Charged(p.ev));
     return out;
   };
 }

@@ -66,11 +66,8 @@ Status Db::Error(int rc, std::string_view what) const {
 
 Result<sqlite3_stmt*> Db::Prepare(std::string_view sql) {
   auto it = cache_.find(sql);
-  if (it != cache_.end()) {
-    sqlite3_reset(it->second);  // a run that failed before Unbind (a bind error) may have left it stepped
-    sqlite3_clear_bindings(it->second);
-    return it->second;
-  }
+  // Every run leaves its statement reset and unbound (Unbind, also on a bind error).
+  if (it != cache_.end()) return it->second;
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
                               &stmt, nullptr);
@@ -83,6 +80,12 @@ Result<sqlite3_stmt*> Db::Prepare(std::string_view sql) {
 // outlives the statement's run, and Unbind drops the pointers before Exec or
 // Query returns.
 Status Db::Bind(sqlite3_stmt* stmt, const std::vector<Value>& params) {
+  Status s = BindAll(stmt, params);
+  if (!s.ok()) Unbind(stmt);
+  return s;
+}
+
+Status Db::BindAll(sqlite3_stmt* stmt, const std::vector<Value>& params) {
   if (static_cast<int>(params.size()) != sqlite3_bind_parameter_count(stmt)) {
     return Status::InvalidArgument("statement expects " + std::to_string(sqlite3_bind_parameter_count(stmt)) +
                                    " parameters, got " + std::to_string(params.size()));

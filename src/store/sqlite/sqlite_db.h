@@ -6,10 +6,10 @@
 
 #include <sqlite3.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -49,9 +49,10 @@ class Db {
  private:
   explicit Db(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Result<sqlite3_stmt*> Prepare(std::string_view sql);
-  Status Bind(sqlite3_stmt* stmt, const std::vector<Value>& params);
-  void Unbind(sqlite3_stmt* stmt);
-  Status RunControl(std::string_view sql);  // BEGIN, COMMIT: no parameters, no rows  // resets, and drops the bound pointers into the caller's params
+  Status Bind(sqlite3_stmt* stmt, const std::vector<Value>& params);  // on failure, unbinds what it bound
+  Status BindAll(sqlite3_stmt* stmt, const std::vector<Value>& params);
+  void Unbind(sqlite3_stmt* stmt);  // resets, and drops the bound pointers into the caller's params
+  Status RunControl(std::string_view sql);  // BEGIN, COMMIT: no parameters, no rows
   Status Error(int rc, std::string_view what) const;
 
   sqlite3* db_;
