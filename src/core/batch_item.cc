@@ -12,7 +12,7 @@ void BatchItem::Decide(Outcome o) {
 
 bool BatchItem::Runnable() const {
   const bool filter_settled = filter == FilterVerdict::kDone || filter == FilterVerdict::kInFlight;
-  return spec && !copy_of && !outcome && !filter_settled;
+  return spec && !copy_of && !variant_of && !outcome && !filter_settled;
 }
 
 // Never called on an undecided item; if it were, it would be given back, the

@@ -60,6 +60,11 @@ struct BatchItem {
   std::string fingerprint;
   Payload payload;                // parsed in planning, handed to the handler
   std::optional<size_t> copy_of;  // same key and payload as this earlier item: follows its outcome
+  // Same key as this earlier item but another payload: judged, once the batch is
+  // decided, against the record the earlier item's claim found (JudgeVariants),
+  // or as a conflict with that item when the key had no record before.
+  std::optional<size_t> variant_of;
+  bool has_variants = false;  // some later item is a variant of this one: keep the record its claim finds
 
   // The fast filter.
   std::optional<FilterVerdict> filter;  // what it said (unset: not asked)
@@ -68,6 +73,7 @@ struct BatchItem {
 
   // The batch transaction (its last run).
   int attempt = 0;   // handler attempt number for this key (1-based); 0 before any claim
+  std::optional<Record> found;  // has_variants: the record its claim found (unset: it inserted one, or none ran)
   bool ran = false;  // the handler ran in it
   RecordStatus written = RecordStatus::kSucceeded;  // what Complete wrote
   std::string summary;

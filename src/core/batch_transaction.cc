@@ -48,6 +48,7 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
   for (size_t i : runnable) {
     BatchItem& it = items[i];
     it.attempt = 0;
+    it.found.reset();
     it.ran = false;
     it.written = RecordStatus::kSucceeded;
     it.summary.clear();
@@ -71,6 +72,7 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
       const ClaimVerdict v =
           ClassifyClaim((*claims)[j], it.fingerprint, it.msg->headers.count(kReplayHeader) > 0, now, opt_->retry);
       it.attempt = v.attempt;
+      if (it.has_variants && !(*claims)[j].inserted) it.found = (*claims)[j].existing;
       if (!v.Runs()) {
         (*outcomes)[j] = v.ToOutcome();
         decided[j] = true;

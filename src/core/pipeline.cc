@@ -256,6 +256,7 @@ BatchReport Pipeline::Impl::RunOnce() {
   bool stalled = !Filter(items);
   int transaction_tries = 1;
   if (!stalled) stalled = !Store(items, &transaction_tries, &report);
+  JudgeVariants(items, env_->NowMs(), opt_.retry);
   FollowPrimaries(items);
   Settle(items, &report);
   Report(items, transaction_tries, &report);

@@ -115,6 +115,48 @@ TEST_F(PipelineTest, ConflictInsideOneBatchIsParkedToo) {
   EXPECT_EQ(Stats().dead, 1);
 }
 
+// A copy is judged against the stored record, never against its neighbours: a
+// conflicting variant first in the batch must not turn the byte-exact copy
+// behind it into a conflict (it used to: "same key as message evil in this batch").
+TEST_F(PipelineTest, ExactCopyOfAnAppliedPaymentIsADuplicateEvenBehindAConflictingVariant) {
+  Publish(R"({"payment_id":"P1","amount":100})", "a");
+  auto p = Make();
+  Drain(*p);
+  decisions_.clear();
+  Publish(R"({"payment_id":"P1","amount":999})", "evil");
+  Publish(R"({"payment_id":"P1","amount":100})", "a-again");
+  Drain(*p);
+  EXPECT_EQ(CountEffects(*store_), 1);
+  EXPECT_EQ(Balance(*store_, "u1"), 1000000 - 100);
+  ASSERT_EQ(decisions_.size(), 2u);
+  for (const Decision& d : decisions_) {
+    if (d.message_id == "evil") EXPECT_EQ(d.kind, DecisionKind::kConflict);
+    if (d.message_id == "a-again") EXPECT_EQ(d.kind, DecisionKind::kDuplicate) << d.reason;
+  }
+  auto dead = queue_->List(10);
+  ASSERT_TRUE(dead.ok());
+  ASSERT_EQ(dead->size(), 1u) << "only the variant is parked";
+  EXPECT_EQ((*dead)[0].message.id, "evil");
+  EXPECT_NE((*dead)[0].reason.find("already recorded by message a"), std::string::npos) << (*dead)[0].reason;
+  EXPECT_EQ(Stats().ready + Stats().delayed + Stats().in_flight, 0) << "the copy was acked";
+}
+
+// A key new to the store: the first of it in the batch applies, a byte-exact
+// copy of that one is a duplicate, a variant is a conflict with it.
+TEST_F(PipelineTest, VariantOfANewKeyInOneBatchIsAConflictWithItsNeighbour) {
+  Publish(R"({"payment_id":"P1","amount":5})", "b");
+  Publish(R"({"payment_id":"P1","amount":100})", "a");
+  Publish(R"({"payment_id":"P1","amount":5})", "b-copy");
+  auto p = Make();
+  Drain(*p);
+  EXPECT_EQ(CountEffects(*store_), 1);
+  EXPECT_EQ(Balance(*store_, "u1"), 1000000 - 5) << "the first of the key applied";
+  EXPECT_EQ(Count(DecisionKind::kFirst), 1);
+  EXPECT_EQ(Count(DecisionKind::kDuplicate), 1);
+  EXPECT_EQ(Count(DecisionKind::kConflict), 1);
+  EXPECT_EQ(Stats().dead, 1);
+}
+
 TEST_F(PipelineTest, EachConsumerGroupAppliesOnce) {
   Publish(R"({"payment_id":"P1","amount":10})");
   PipelineOptions a;
