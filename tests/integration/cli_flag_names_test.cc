@@ -95,7 +95,10 @@ TEST(CliFlagNames, ATypoedUrlSchemeOnAFlagIsRefusedNamingTheFlagAndCreatesNothin
     std::string flag;        // as typed
     std::string suggestion;  // "did you mean `…`?"
   };
+  // Relative: where a file named after the typo would appear is the working directory.
   const std::string typo_queue = "queu:cli-flag-typo-q.db", typo_store = "sqlit:cli-flag-typo-s.db";
+  std::filesystem::remove(typo_queue);  // left by a run of a build that had the bug
+  std::filesystem::remove(typo_store);
   const std::vector<Case> cases = {
       {{"publish", "--broker", typo_queue, "--topic", "t"}, "--broker", "queue:"},
       {{"publish", "--queue", typo_queue, "--topic", "t"}, "--queue", "queue:"},
