@@ -34,32 +34,42 @@ CLI::Option* AddUrlOption(CLI::App* cmd, const std::string& name, const std::str
   // Parsing is over when callbacks run: the canonical option's own values are in already.
   auto handed = std::make_shared<size_t>(0);
   old->check(UrlCheck(check, what, alias))->each([canonical, name, alias, handed](const std::string& value) {
-    if (canonical->count() > *handed) throw CliError(alias + " is the former name of " + name + ": give one of them", 2);
+    if (canonical->count() > *handed)
+      throw CliError(alias + " is the former name of " + name + ": give one of them", 2);
     canonical->add_result(value);
     ++*handed;
   });
   return canonical;
 }
 
-const char* kStoreWhat = "a store URL (sqlite:PATH, postgresql://…, mysql://…)";
-const char* kBrokerWhat = "a queue file or broker URL (queue:PATH, amqp://…, kafka://…)";
+// "a store URL (sqlite:PATH, postgresql://…)": the forms come from the wiring
+// table, the one place that knows the schemes.
+template <class Opener>
+std::string Wanted(const connect::SchemeTable<Opener>& table) {
+  std::string forms;
+  for (const auto& s : table.schemes) forms += (forms.empty() ? "" : ", ") + s.info.form;
+  return "a " + table.kind + " URL (" + forms + ")";
+}
 
 }  // namespace
 
 CLI::Option* AddStoreOption(CLI::App* cmd, std::string* url, const std::string& help) {
-  return AddUrlOption(cmd, "--store", "--store-url", url, help, &connect::CheckStoreUrl, kStoreWhat);
+  return AddUrlOption(cmd, "--store", "--store-url", url, help, &connect::CheckStoreUrl,
+                      Wanted(connect::StoreSchemes()));
 }
 
 CLI::Option* AddStoreOption(CLI::App* cmd, std::vector<std::string>* urls, const std::string& help) {
-  return AddUrlOption(cmd, "--store", "--store-url", urls, help, &connect::CheckStoreUrl, kStoreWhat);
+  return AddUrlOption(cmd, "--store", "--store-url", urls, help, &connect::CheckStoreUrl,
+                      Wanted(connect::StoreSchemes()));
 }
 
 CLI::Option* AddBrokerOption(CLI::App* cmd, std::string* url, const std::string& help) {
-  return AddUrlOption(cmd, "--broker", "--queue", url, help, &connect::CheckBrokerUrl, kBrokerWhat);
+  return AddUrlOption(cmd, "--broker", "--queue", url, help, &connect::CheckBrokerUrl,
+                      Wanted(connect::BrokerSchemes()));
 }
 
 CLI::Validator FastFilterUrl() {
-  return UrlCheck(&connect::CheckFastFilterUrl, "a Redis URL (redis://HOST:PORT)", "--redis-url");
+  return UrlCheck(&connect::CheckFastFilterUrl, Wanted(connect::FastFilterSchemes()), "--redis-url");
 }
 
 CLI::Validator NotBlank() {

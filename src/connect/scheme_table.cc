@@ -30,7 +30,8 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   for (size_t i = 1; i <= a.size(); ++i)
     for (size_t j = 1; j <= b.size(); ++j) {
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
 }
@@ -107,7 +108,8 @@ Status UnknownScheme(std::string_view kind, const std::vector<const SchemeInfo*>
              " (write ./NAME for a file whose name has a ':')";
   }
   const std::string written = WrittenScheme(url);
-  std::string what = written.empty() ? "it names no scheme" : "'" + written + "' is not a " + std::string(kind) + " scheme";
+  std::string what =
+      written.empty() ? "it names no scheme" : "'" + written + "' is not a " + std::string(kind) + " scheme";
   if (const std::string nearest = NearestScheme(infos, url); !nearest.empty())
     what += " (did you mean `" + nearest + "`?)";
   return Status::InvalidArgument("unsupported " + std::string(kind) + " URL '" + RedactedUrl(url) + "': " + what +
