@@ -1,8 +1,10 @@
 // Small helpers shared by the sub-commands.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "idem/broker.h"
@@ -19,6 +21,25 @@ enum class QueueAccess {
 // Opens the broker at `url` (a queue file path, or a broker URL) or throws a
 // CliError that says what to do.
 std::unique_ptr<Broker> OpenQueueOrDie(const std::string& url, QueueAccess access);
+
+// The store and the broker have one flag name on every command: --store URL
+// and --broker URL. The names some commands used before (--store-url,
+// --queue) still work for a release, hidden from --help. A value is checked as
+// the command line is parsed: empty, or a scheme idem does not know
+// ("sqlit:x.db"), is a usage error (exit 2) that names the flag as typed, the
+// known schemes and the nearest one. A bare path (no ':' before its first '/')
+// is the SQLite file / the embedded queue file. The option returned is the
+// canonical one: ->required() and ->excludes() on it cover the alias too.
+CLI::Option* AddStoreOption(CLI::App* cmd, std::string* url, const std::string& help);
+CLI::Option* AddStoreOption(CLI::App* cmd, std::vector<std::string>* urls, const std::string& help);
+CLI::Option* AddBrokerOption(CLI::App* cmd, std::string* url, const std::string& help);
+
+// Checks a fast-filter URL (--redis-url) the same way.
+CLI::Validator FastFilterUrl();
+
+// Refuses an empty or blank value ("--topic ''"): a usage error, not a line
+// parked or a message sent with no topic.
+CLI::Validator NotBlank();
 
 // The URL with any password replaced by "***", for messages and hints (no
 // secrets in logs): "amqp://idem:***@127.0.0.1:5673/". Paths come back unchanged.

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_checks.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "harness/bench_goals.h"
 #include "harness/bench_runner.h"
@@ -43,7 +44,7 @@ std::string CommandLine(const BenchArgs& a, const bench::BenchOptions& defaults)
   const bench::BenchOptions& o = a.options;
   std::string c = "idem bench";
   if (o.quick) c += " --quick";
-  for (const std::string& url : o.store_urls) c += " --store-url " + url.substr(0, url.find("://") + 3) + "…";
+  for (const std::string& url : o.store_urls) c += " --store " + url.substr(0, url.find("://") + 3) + "…";
   if (!o.redis_url.empty()) c += " --redis-url redis://…";
   if (!o.rabbitmq_url.empty()) c += " --rabbitmq-url amqp://…";
   if (!o.kafka_url.empty()) c += " --kafka-url " + (o.kafka_url.rfind("kafka://mock", 0) == 0 ? o.kafka_url : "kafka://…");
@@ -103,10 +104,10 @@ void PrintSummary(const bench::BenchOutcome& b) {
   std::cout << "  plot:   " << (b.plot_path.empty() ? b.plot_note : b.plot_path) << "\n";
 }
 
-// --workers: each count on each --store-url, with the run's --messages, --batch-size, --duplicates, --seed.
+// --workers: each count on each --store, with the run's --messages, --batch-size, --duplicates, --seed.
 void RunWorkersOnly(const BenchArgs& a) {
   if (a.options.store_urls.empty())
-    throw CliError("--workers needs a --store-url (a scratch PostgreSQL or MySQL/MariaDB database): SQLite has "
+    throw CliError("--workers needs a --store (a scratch PostgreSQL or MySQL/MariaDB database): SQLite has "
                    "one writer at a time",
                    2);
   nlohmann::json all = nlohmann::json::array();
@@ -149,7 +150,7 @@ void Run(BenchArgs a) {
   if (ec) throw CliError("cannot create --out " + a.out_dir + ": " + ec.message(), 2);
   auto targets = bench::CheckTargets(a.options);
   if (!targets.ok())
-    throw CliError(targets.status().message() + "; to measure SQLite alone, leave out --store-url and --redis-url",
+    throw CliError(targets.status().message() + "; to measure SQLite alone, leave out --store and --redis-url",
                    2);
   a.options.work_dir = MakeWorkDir(a.options.work_dir);
 
@@ -191,23 +192,24 @@ void AddBenchCommand(CLI::App& app) {
       "random keys, a table with a history of payments, and the hot-path micro-benchmarks.\n"
       "End to end: idem consuming from the embedded queue (and RabbitMQ, Kafka when given) against\n"
       "each broker's raw poll-and-ack loop on the same messages, alternated, medians of the pairs.\n"
-      "On a PostgreSQL or MySQL/MariaDB --store-url also 1, 2 and 4 workers, and with --redis-url the\n"
+      "On a PostgreSQL or MySQL/MariaDB --store also 1, 2 and 4 workers, and with --redis-url the\n"
       "Redis filter's own runs. A Goals table says which performance goal this run met.\n"
       "Every run is checked exactly-once from the database. Writes OUT/REPORT.md and\n"
       "OUT/throughput_vs_batch.png (gnuplot). Progress goes to stderr.\n"
       "Examples:  idem bench --quick              (under a minute)\n"
       "           idem bench --quick --json       (every figure, and idem/naive, idem/ceiling)\n"
-      "           idem bench --store-url postgresql://bench@127.0.0.1:5432/bench --redis-url redis://127.0.0.1:6379");
+      "           idem bench --store postgresql://bench@127.0.0.1:5432/bench --redis-url redis://127.0.0.1:6379");
   cmd->add_flag("--quick", a->options.quick, "A smaller workload that finishes in under a minute on 2 cores");
   cmd->add_flag("--json", a->json, "Print every figure as JSON on stdout");
   cmd->add_option("--out", a->out_dir, "Where REPORT.md and the plot go")->capture_default_str();
-  cmd->add_option("--store-url", a->options.store_urls,
+  AddStoreOption(cmd, &a->options.store_urls,
                   "Also measure this store (repeatable). It must name a SCRATCH database: the bench drops and "
                   "re-creates the payments tables (pay_*) there");
   cmd->add_option("--redis-url", a->options.redis_url,
                   "Also measure idem with and without the Redis fast filter on each PostgreSQL or MySQL/MariaDB "
-                  "--store-url, at the usual share of copies and in a duplicate storm (keys are prefixed "
-                  "idem-bench:). The other runs never use it");
+                  "--store, at the usual share of copies and in a duplicate storm (keys are prefixed "
+                  "idem-bench:). The other runs never use it")
+      ->check(FastFilterUrl());
   cmd->add_option("--rabbitmq-url", a->options.rabbitmq_url,
                   "Also measure idem end to end on this RabbitMQ (amqp://…; a queue of its own per run) against a "
                   "raw consume-and-ack loop");
@@ -260,7 +262,7 @@ void AddBenchCommand(CLI::App& app) {
                   "Run only the configurations whose name contains this text, e.g. 'idem B=100 sequential' "
                   "(to profile one run; the ratios then lack their other half)");
   cmd->add_option("--workers", a->workers,
-                  "Only measure several workers on each --store-url: e.g. 1,2,4 threads, each with its own "
+                  "Only measure several workers on each --store: e.g. 1,2,4 threads, each with its own "
                   "connection, one payments stream dealt among them (msg/s, transaction reruns, exactly once)")
       ->delimiter(',')
       ->transform(IntegerIn(1, 64));

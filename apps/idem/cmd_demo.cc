@@ -216,7 +216,7 @@ void AddDemoCommand(CLI::App& app) {
       "Examples:\n"
       "  idem demo\n"
       "  idem demo --messages 5000 --seed 42\n"
-      "  idem demo --only 001 --keep /tmp/incident   (then: idem dlq list --queue /tmp/incident/001-idem/queue.db)\n"
+      "  idem demo --only 001 --keep /tmp/incident   (then: idem dlq list --broker /tmp/incident/001-idem/queue.db)\n"
       "  idem demo --broker amqp://guest:guest@127.0.0.1:5672/%2f --only 001,A2,A3\n"
       "  idem demo --broker kafka://mock   (librdkafka's in-process mock cluster; A5 is a real group rebalance)\n"
       "  idem demo --json | jq '.scenarios[] | {id, off: .off.double_charges, on: .on.double_charges}'");
@@ -229,14 +229,15 @@ void AddDemoCommand(CLI::App& app) {
       ->transform(UnsignedIn(0));
   cmd->add_option("--keep", args->keep, "Keep the databases in this folder (one sub-folder per scenario and mode)");
   cmd->add_option("--only", args->only, "Run only these scenarios, e.g. --only 001,A3")->delimiter(',');
-  cmd->add_option("--store-url", args->store_url,
+  AddStoreOption(cmd, &args->store_url,
                   "Run the store on PostgreSQL or MySQL/MariaDB instead of SQLite, e.g.\n"
                   "postgresql://idem@127.0.0.1:5432/idem or mysql://idem:PASSWORD@127.0.0.1:3306/idem\n"
                   "(each run gets its own schema idem_demo_<scenario>_<mode> — on MySQL its own database —,\n"
                   "dropped and re-created)");
   cmd->add_option("--redis-url", args->redis_url,
-                  "Put the Redis fast filter in front of the guard for the idem runs, e.g. redis://127.0.0.1:6379");
-  cmd->add_option("--broker", args->broker,
+                  "Put the Redis fast filter in front of the guard for the idem runs, e.g. redis://127.0.0.1:6379")
+      ->check(FastFilterUrl());
+  AddBrokerOption(cmd, &args->broker,
                   "Run on RabbitMQ or Kafka instead of the embedded queue, e.g. amqp://guest:guest@127.0.0.1:5672/%2f,\n"
                   "kafka://127.0.0.1:9092 or kafka://mock (real time; each run declares its own queues or topic\n"
                   "<schema>.<run id> and consumer group, left for inspection)");

@@ -71,7 +71,7 @@ Resolved Resolve(DlqArgs& a) {
 }
 
 void RequireQueue(const DlqArgs& a) {
-  if (a.queue.empty()) throw CliError("name the queue: --queue FILE_OR_URL, or --config FILE (its [broker] url)", 2);
+  if (a.queue.empty()) throw CliError("name the queue: --broker FILE_OR_URL, or --config FILE (its [broker] url)", 2);
 }
 
 std::unique_ptr<Store> OpenAuditStoreOrDie(const Resolved& r, const char* verb) {
@@ -117,7 +117,7 @@ void Show(const DlqArgs& a) {
   auto d = ConsoleOf(*q, a).Get(a.ids[0]);
   if (!d.ok()) throw CliError("cannot read dead letter: " + d.status().ToString());
   if (!d->has_value())
-    throw CliError("no dead letter with id " + std::to_string(a.ids[0]) + " (see: idem dlq list --queue " +
+    throw CliError("no dead letter with id " + std::to_string(a.ids[0]) + " (see: idem dlq list --broker " +
                    RedactUrl(a.queue) + ")");
   if (a.json) {
     std::cout << DumpLine(DeadToJson(**d, true)) << "\n";
@@ -155,7 +155,7 @@ void RequireAllExist(DeadLetters& q, const DlqArgs& a, const std::vector<int64_t
     if (!d->has_value()) missing += (missing.empty() ? "" : ", ") + std::to_string(id);
   }
   if (!missing.empty())
-    throw CliError("no dead letter with id " + missing + ": " + nothing_done + " (see: idem dlq list --queue " +
+    throw CliError("no dead letter with id " + missing + ": " + nothing_done + " (see: idem dlq list --broker " +
                    RedactUrl(a.queue) + ")");
 }
 
@@ -171,7 +171,7 @@ json ChangeJson(const char* verb, int64_t n, const DlqArgs& a, const std::vector
 void RequireAllChanged(int64_t n, const DlqArgs& a, const std::vector<int64_t>& ids, const char* verb) {
   if (a.all || n >= static_cast<int64_t>(ids.size())) return;
   throw CliError(std::to_string(n) + " of the " + std::to_string(ids.size()) + " dead letters were " + verb +
-                 "; the others left the terminal queue meanwhile (see: idem dlq list --queue " + RedactUrl(a.queue) +
+                 "; the others left the terminal queue meanwhile (see: idem dlq list --broker " + RedactUrl(a.queue) +
                  ")");
 }
 
@@ -265,13 +265,13 @@ void AddDlqCommand(CLI::App& app) {
   auto a = std::make_shared<DlqArgs>();
   const CLI::Validator kId = IntegerIn(0, std::numeric_limits<int64_t>::max());
   auto common = [&](CLI::App* sub) {
-    sub->add_option("--queue", a->queue, "Queue file or broker URL; it must exist (nothing is created)");
+    AddBrokerOption(sub, &a->queue, "Queue file or broker URL; it must exist (nothing is created)");
     sub->add_option("--config", a->config,
-                    "The configuration idem run reads: its [broker] url when --queue is not given, its [store]\n"
+                    "The configuration idem run reads: its [broker] url when --broker is not given, its [store]\n"
                     "for the audit, its [[console.operator]] tables for IDEM_OPERATOR");
   };
   auto audited = [&](CLI::App* sub) {
-    sub->add_option("--store", a->store, "The store that keeps the audit (idem_audit), instead of the config's [store]");
+    AddStoreOption(sub, &a->store, "The store that keeps the audit (idem_audit), instead of the config's [store]");
   };
   auto* list = cmd->add_subcommand("list", "List dead letters: id, topic, attempts, last failure, reason");
   common(list);

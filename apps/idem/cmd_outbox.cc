@@ -86,9 +86,8 @@ void AddOutboxCommand(CLI::App& app) {
   auto* relay = cmd->add_subcommand("relay",
                                     "Publish due outbox rows through the broker; a row is marked sent only after\n"
                                     "the broker confirmed it, so a crash publishes it again (same key), never loses it.");
-  relay->add_option("--store-url", a->store_url, "The store the handlers write to (sqlite:PATH, postgresql://…)")
-      ->required();
-  relay->add_option("--broker", a->broker, "Queue file or broker URL to publish to")->required();
+  AddStoreOption(relay, &a->store_url, "The store the handlers write to (sqlite:PATH, postgresql://…)")->required();
+  AddBrokerOption(relay, &a->broker, "Queue file or broker URL to publish to")->required();
   relay->add_flag("--drain", a->drain, "Stop once nothing is due instead of running until SIGINT/SIGTERM");
   relay->add_option("--poll-ms", a->poll_ms, "Wait between steps that found nothing due (default 500)")
       ->check(CLI::Range(int64_t{1}, int64_t{60'000}));
@@ -108,7 +107,7 @@ void AddOutboxCommand(CLI::App& app) {
   auto stats_url = std::make_shared<std::string>();
   auto stats_json = std::make_shared<bool>(false);
   auto* stats = cmd->add_subcommand("stats", "Outbox rows by state: pending (and the oldest), sent, dead");
-  stats->add_option("--store-url", *stats_url, "The store the handlers write to")->required();
+  AddStoreOption(stats, stats_url.get(), "The store the handlers write to")->required();
   stats->add_flag("--json", *stats_json, "Print one JSON object");
   stats->callback([stats_url, stats_json] {
     auto store = OpenStoreOrDie(*stats_url);

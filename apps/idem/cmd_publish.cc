@@ -138,7 +138,7 @@ void Run(const PublishArgs& a) {
   }
   if (!parked.empty())
     throw CliError(std::to_string(parked.size()) +
-                       " line(s) were rejected and parked in the terminal queue; see: idem dlq list --queue " +
+                       " line(s) were rejected and parked in the terminal queue; see: idem dlq list --broker " +
                        RedactUrl(a.queue),
                    1);
 }
@@ -154,13 +154,14 @@ void AddPublishCommand(CLI::App& app) {
                                  "fields, or are too large, are parked in the terminal queue with the reason,\n"
                                  "and the command exits 1. Empty and whitespace-only lines are skipped and\n"
                                  "reported by line number (they hold nothing to publish or park). Example:\n"
-                                 "  echo '{\"payment_id\":\"P1\",\"amount\":199}' | idem publish --queue q.db --topic pay --key-fields payment_id");
-  cmd->add_option("--queue", args->queue, "Queue file (created if missing) or broker URL")->required();
-  cmd->add_option("--topic", args->topic, "Topic of every message; consumers route on it")->required();
+                                 "  echo '{\"payment_id\":\"P1\",\"amount\":199}' | idem publish --broker q.db --topic pay --key-fields payment_id");
+  AddBrokerOption(cmd, &args->queue, "Queue file (created if missing) or broker URL")->required();
+  cmd->add_option("--topic", args->topic, "Topic of every message; consumers route on it")->required()->check(NotBlank());
   cmd->add_option("--input", args->input, "File of JSON lines; '-' reads stdin")->capture_default_str();
   auto* kf = cmd->add_option("--key-fields", args->key_fields,
                              "Payload fields that form the business key, e.g. payment_id,scene")
-                 ->delimiter(',');
+                 ->delimiter(',')
+                 ->check(NotBlank());
   cmd->add_option("--key", args->key, "A fixed business key for every line (for a single message)")->excludes(kf);
   cmd->add_option("--max-payload-bytes", args->max_payload_bytes, "Larger lines are parked")
       ->capture_default_str()

@@ -1,6 +1,6 @@
 // idem queue stats: how much is ready, delayed, in flight and dead. Read-only:
 // a queue that does not exist is an error (exit 1), never created, so a
-// monitoring probe with a mistyped --queue fails instead of reporting 0.
+// monitoring probe with a mistyped --broker fails instead of reporting 0.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -43,7 +43,7 @@ void AddQueueCommand(CLI::App& app) {
   auto* stats = cmd->add_subcommand("stats",
                                     "Counts of ready, delayed, in-flight and dead messages.\n"
                                     "The queue must exist (this command creates nothing).");
-  stats->add_option("--queue", *path, "Queue file or broker URL")->required();
+  AddBrokerOption(stats, path.get(), "Queue file or broker URL")->required();
   stats->add_flag("--json", *json_out, "Print one JSON object (-1: the broker cannot tell)");
   stats->callback([path, json_out] {
     auto q = OpenQueueOrDie(*path, QueueAccess::kExisting);
@@ -64,7 +64,7 @@ void AddQueueCommand(CLI::App& app) {
               << "delayed    " << s->delayed << "\n"
               << "in flight  " << s->in_flight << "\n"
               << "dead       " << s->dead;
-    if (s->dead) std::cout << "   (oldest failed " << FormatTimeMs(s->oldest_dead_ms) << "; see: idem dlq list --queue " << RedactUrl(*path) << ")";
+    if (s->dead) std::cout << "   (oldest failed " << FormatTimeMs(s->oldest_dead_ms) << "; see: idem dlq list --broker " << RedactUrl(*path) << ")";
     std::cout << "\n";
     AddPartitionLag(*path, false, nullptr);
   });

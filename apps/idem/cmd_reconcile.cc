@@ -220,7 +220,7 @@ void AddReconcileCommand(CLI::App& app) {
       "      --amount-column amount_cents --account-column user_id --balance-table pay_accounts \\\n"
       "      --balance-key-column user_id --balance-column balance_cents --apply --config run.toml");
   cmd->footer(kExitCodes);
-  cmd->add_option("--store", a->store, "Store URL (sqlite:PATH, postgresql://…); else reconcile.store");
+  AddStoreOption(cmd, &a->store, "Store URL (sqlite:PATH, postgresql://…); else reconcile.store");
   cmd->add_option("--ledger", a->ledger_file, "TOML file with a [reconcile] section describing the ledger")
       ->check(CLI::ExistingFile);
   cmd->add_option("--statement", a->statement, "Bank statement CSV: business key, amount, time");

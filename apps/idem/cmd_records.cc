@@ -105,7 +105,7 @@ void AddRecordsCommand(CLI::App& app) {
   auto* ls = cmd->add_subcommand("list",
                                  "Records that need a look: PROCESSING past their lease (stuck) and FAILED,\n"
                                  "oldest first; --status lists every record of one status instead.");
-  ls->add_option("--store", list->store, "Store URL, e.g. sqlite:payments.db")->required();
+  AddStoreOption(ls, &list->store, "Store URL, e.g. sqlite:payments.db")->required();
   ls->add_option("--group", list->group, "Only this consumer group");
   ls->add_option("--status", list->status, "PROCESSING, SUCCEEDED, FAILED or RELEASED");
   ls->add_option("--limit", list->limit, "At most this many")->capture_default_str()->transform(IntegerIn(1, 100'000));
@@ -115,7 +115,7 @@ void AddRecordsCommand(CLI::App& app) {
   auto show = std::make_shared<ListArgs>();
   auto key = std::make_shared<std::string>();
   auto* sh = cmd->add_subcommand("show", "One record by consumer group and idempotency key");
-  sh->add_option("--store", show->store, "Store URL")->required();
+  AddStoreOption(sh, &show->store, "Store URL")->required();
   sh->add_option("--group", show->group, "Consumer group")->required();
   sh->add_option("--key", *key, "Idempotency key, e.g. pay.success:PAY000001")->required();
   sh->add_flag("--json", show->json, "Print one JSON object");

@@ -145,7 +145,7 @@ std::string RenderTable(const DemoSummary& s) {
     // The console needs only the queue; prefetch and wait queues are the run's own business.
     std::string url = RedactUrl(r.on.broker_queue);
     url = url.substr(0, url.find("&prefetch="));
-    out << "  " << r.scenario->id << "  idem dlq list --queue '" << url << "'\n";
+    out << "  " << r.scenario->id << "  idem dlq list --broker '" << url << "'\n";
   }
   return out.str();
 }

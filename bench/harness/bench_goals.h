@@ -1,6 +1,6 @@
 // The performance goals, and how one bench run stands against them: a row per
 // goal this run has the inputs for, with the run's figure and met or missed.
-// A goal whose inputs were not measured (no --store-url, no soak run, a broker
+// A goal whose inputs were not measured (no --store, no soak run, a broker
 // not given, --only) has no row: not measured is not missed.
 #pragma once
 

@@ -1,6 +1,6 @@
 // What `idem bench` runs: the options and the list of configurations.
 //
-// For every store (SQLite always; others from --store-url):
+// For every store (SQLite always; others from --store):
 //   compare     idem (batch B) and ceiling (batch B) alternated in compare_pairs
 //               pairs, then naive once           saturated, sequential keys, empty tables
 //   sweep       idem and ceiling at each batch size of the sweep (1 … 1,000)
@@ -66,7 +66,7 @@ struct StoreTarget {
   std::string durability;
 };
 
-// SQLite, then one target per --store-url (labelled by scheme), none with the Redis filter.
+// SQLite, then one target per --store (labelled by scheme), none with the Redis filter.
 std::vector<StoreTarget> StoreTargets(const BenchOptions& options);
 // PostgreSQL or MySQL/MariaDB: a store several workers can share, where the
 // Redis filter can save a round trip.

@@ -169,7 +169,7 @@ Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options) {
     }
     auto j = RunInChild([&]() -> nlohmann::json {
       auto store = OpenStore(t.url, Env::Default());
-      if (!store.ok()) return {{"error", "cannot open --store-url (" + t.label + "): " + store.status().ToString()}};
+      if (!store.ok()) return {{"error", "cannot open --store (" + t.label + "): " + store.status().ToString()}};
       std::string durability = std::string(DialectName((*store)->Dialect()));
       if ((*store)->Dialect() == Dialect::kPostgres) {
         auto tx = (*store)->Begin();
@@ -213,7 +213,7 @@ Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options) {
     if (std::string e = j->value("error", std::string()); !e.empty()) return Status::InvalidArgument(e);
     if (std::none_of(targets.begin(), targets.end(), IsServerStore))
       return Status::InvalidArgument(
-          "--redis-url is measured on a server store only: add a --store-url postgresql://… or mysql://… (a "
+          "--redis-url is measured on a server store only: add a --store postgresql://… or mysql://… (a "
           "scratch database)");
   }
   return targets;

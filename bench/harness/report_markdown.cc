@@ -141,7 +141,7 @@ void GoalsTable(std::ostringstream& md, const BenchOutcome& b) {
       md << " The PostgreSQL rows are left out: that server does not flush every commit (" << s.target.durability
          << "), and the goals are set with fsync on.";
   if (b.summaries.size() == 1)
-    md << " PostgreSQL: pass `--store-url postgresql://…` (a scratch database) to a build with that backend.";
+    md << " PostgreSQL: pass `--store postgresql://…` (a scratch database) to a build with that backend.";
   md << "\n\n";
 }
 
@@ -489,7 +489,7 @@ std::string RenderReport(const BenchOutcome& b, const std::string& plot_file, co
   md << "## Reproduce\n\n```sh\n"
      << "./scripts/bench.sh                          # builds, then the full run: bench/results/REPORT.md and the plot\n"
      << "build/apps/idem/idem bench --quick --json   # under a minute, every figure as JSON\n"
-     << "build/apps/idem/idem bench --store-url postgresql://USER@HOST:PORT/SCRATCH_DB --redis-url redis://HOST:PORT\n"
+     << "build/apps/idem/idem bench --store postgresql://USER@HOST:PORT/SCRATCH_DB --redis-url redis://HOST:PORT\n"
      << "```\n";
   return md.str();
 }

@@ -1,7 +1,7 @@
 // The smallest idem consumer: "pay" messages from a queue, each applied once
 // to a ledger table however many copies arrive. Copy it and change the handler.
 //
-//   idem publish --queue q.db --topic pay --key-fields payment_id < payments.jsonl
+//   idem publish --broker q.db --topic pay --key-fields payment_id < payments.jsonl
 //   minimal_consumer q.db ledger.db
 //
 // Both arguments are URLs (a bare path is the embedded queue or a SQLite file;

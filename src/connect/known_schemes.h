@@ -28,4 +28,12 @@ const SchemeTable<StoreOpener>& StoreSchemes();
 const SchemeTable<BrokerOpener>& BrokerSchemes();
 const SchemeTable<FastFilterOpener>& FastFilterSchemes();
 
+// What `idem run --check` and the command-line flags ask of a URL before
+// anything is opened: a scheme of the table (built in or not) and, for the
+// SQLite file and the embedded queue file, a form their parser takes. An
+// InvalidArgument names the known schemes and the nearest one.
+Status CheckStoreUrl(const std::string& url);
+Status CheckBrokerUrl(const std::string& url);
+Status CheckFastFilterUrl(const std::string& url);
+
 }  // namespace idem::connect

@@ -75,6 +75,13 @@ const SchemeTable<BrokerOpener>& BrokerSchemes() {
   return table;
 }
 
+Status CheckBrokerUrl(const std::string& url) {
+  if (Status s = CheckScheme(BrokerSchemes(), url); !s.ok()) return s;
+  auto open = FindOpener(BrokerSchemes(), url);
+  if (open.ok() && *open == &OpenQueueUrl) return ParseQueueUrl(url).status();
+  return Status::OK();
+}
+
 }  // namespace connect
 
 Result<BrokerUrl> ParseBrokerUrl(const std::string& url) {

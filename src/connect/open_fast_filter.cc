@@ -32,6 +32,8 @@ const SchemeTable<FastFilterOpener>& FastFilterSchemes() {
   return table;
 }
 
+Status CheckFastFilterUrl(const std::string& url) { return CheckScheme(FastFilterSchemes(), url); }
+
 }  // namespace connect
 
 Result<std::unique_ptr<FastFilter>> OpenFastFilter(const std::string& url, const FastFilterUrlOptions& options,

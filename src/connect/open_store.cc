@@ -82,6 +82,13 @@ const SchemeTable<StoreOpener>& StoreSchemes() {
   return table;
 }
 
+Status CheckStoreUrl(const std::string& url) {
+  if (Status s = CheckScheme(StoreSchemes(), url); !s.ok()) return s;
+  auto open = FindOpener(StoreSchemes(), url);
+  if (open.ok() && *open == &OpenSqliteUrl) return ParseSqliteUrl(url).status();
+  return Status::OK();
+}
+
 }  // namespace connect
 
 Result<StoreUrl> ParseStoreUrl(const std::string& url) {

@@ -31,6 +31,30 @@ TEST(ParseStoreUrlTest, ASqliteUrlWithoutAPlainFileIsRefused) {
   }
 }
 
+TEST(ParseStoreUrlTest, ATypoedSchemeIsRefusedNotTakenForAFileName) {
+  for (const char* url : {"sqlit:store.db", "sqlte:/abs/path", "store:x.db"}) {
+    auto u = ParseStoreUrl(url);
+    ASSERT_FALSE(u.ok()) << url << " gave the SQLite file " << u->path;
+    EXPECT_EQ(u.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(u.status().message().find("sqlite:PATH"), std::string::npos) << u.status().ToString();
+  }
+  // A ':' after the first '/' belongs to the file name.
+  auto u = ParseStoreUrl("./2026-12-03T10:00.db");
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  EXPECT_EQ(u->path, "./2026-12-03T10:00.db");
+}
+
+TEST(ParseBrokerUrlTest, ATypoedSchemeIsRefusedNotTakenForAFileName) {
+  for (const char* url : {"queu:q.db", "qeueu:/abs/q.db"}) {
+    auto u = ParseBrokerUrl(url);
+    ASSERT_FALSE(u.ok()) << url << " gave the queue file " << u->path;
+    EXPECT_NE(u.status().message().find("queue:PATH"), std::string::npos) << u.status().ToString();
+  }
+  auto u = ParseBrokerUrl("/var/lib/idem/q:1.db");
+  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  EXPECT_EQ(u->path, "/var/lib/idem/q:1.db");
+}
+
 TEST(ParseBrokerUrlTest, QueueFormsGiveThePath) {
   for (const char* url : {"q.db", "queue:q.db", "queue://q.db"}) {
     auto u = ParseBrokerUrl(url);

@@ -20,7 +20,7 @@ struct SchemeInfo {
   std::string form;                   // how its URLs look, for errors: "postgresql://USER@HOST:PORT/DB"
   std::string backend;                // what it opens, for errors: "the PostgreSQL store"
   std::string cmake_option;           // the option that builds it, e.g. "IDEM_WITH_POSTGRES"; empty: always built
-  bool takes_bare_path = false;       // a URL without "://" (a file path) belongs to this scheme
+  bool takes_bare_path = false;       // a plain file path (see MatchScheme) belongs to this scheme
 };
 
 template <class Opener>
@@ -40,11 +40,32 @@ struct SchemeTable {
 // logs; the URL's other parts are what the reader needs to fix it.
 std::string RedactedUrl(std::string_view url);
 
-// The index of the scheme `url` selects in `infos`, or -1 when none does.
+// True when `url` starts like a scheme: it has a ':' before its first '/'
+// ("sqlit:store.db", "sqlte:/abs/path", "localhost:6379"). Such a URL is never
+// taken for a file path, so a typo'd scheme cannot open a new file named after it.
+bool LooksLikeScheme(std::string_view url);
+
+// The index of the scheme `url` selects in `infos`, or -1 when none does. A
+// URL that starts with no entry's prefix selects the entry that takes bare
+// paths, unless it LooksLikeScheme.
 int MatchScheme(const std::vector<const SchemeInfo*>& infos, std::string_view url);
 
-// "unsupported store URL 'x': use sqlite:PATH or postgresql://…".
+// The prefix of `infos` nearest to the scheme `url` starts with ("sqlite:" for
+// "sqlit:x.db"), or "" when none is near enough to be a likely typo.
+std::string NearestScheme(const std::vector<const SchemeInfo*>& infos, std::string_view url);
+
+// "unsupported store URL 'sqlit:x.db': 'sqlit:' is not a store scheme; did you
+// mean `sqlite:`? The store schemes are sqlite:PATH, postgresql://…, …".
 Status UnknownScheme(std::string_view kind, const std::vector<const SchemeInfo*>& infos, std::string_view url);
+
+// InvalidArgument (UnknownScheme) unless `url` selects a scheme of `table`,
+// whether this build has its backend or not.
+template <class Opener>
+Status CheckScheme(const SchemeTable<Opener>& table, std::string_view url) {
+  std::vector<const SchemeInfo*> infos;
+  for (const auto& s : table.schemes) infos.push_back(&s.info);
+  return MatchScheme(infos, url) < 0 ? UnknownScheme(table.kind, infos, url) : Status::OK();
+}
 
 // "store URL 'x' needs the PostgreSQL store, which this build leaves out: configure with -D…=ON".
 Status NotBuilt(std::string_view kind, const SchemeInfo& info, std::string_view url);

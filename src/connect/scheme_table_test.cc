@@ -42,6 +42,34 @@ TEST(SchemeTableTest, AnUnknownSchemeListsTheKnownOnes) {
     EXPECT_TRUE(Contains(r.status(), form)) << form << " missing from: " << r.status().ToString();
 }
 
+TEST(SchemeTableTest, AColonBeforeTheFirstSlashIsASchemeNeverAFileName) {
+  auto table = TestTable();
+  for (const char* url : {"fil:x.db", "fiel:/abs/x.db", "x:y", "data:v2/x.db", "C:x.db"}) {
+    auto r = FindOpener(table, url);
+    ASSERT_FALSE(r.ok()) << url << " was taken for a file path";
+    EXPECT_TRUE(Contains(r.status(), "unsupported store URL '" + std::string(url) + "'")) << r.status().ToString();
+    EXPECT_TRUE(Contains(r.status(), "file:PATH")) << r.status().ToString();
+  }
+  // A ':' after a '/' is part of a file name.
+  for (const char* url : {"./a:b.db", "/data/a:b.db", "dir/x:1.db", "plain.db"}) EXPECT_TRUE(FindOpener(table, url).ok()) << url;
+}
+
+TEST(SchemeTableTest, ATypoedSchemeGetsTheNearestKnownOne) {
+  auto table = TestTable();
+  auto r = FindOpener(table, "fil:x.db");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status(), "'fil:' is not a store scheme (did you mean `file:`?)")) << r.status().ToString();
+  EXPECT_TRUE(Contains(r.status(), "a path with no ':' before its first '/' is a file of the file store"))
+      << r.status().ToString();
+  r = FindOpener(table, "ofo://h/db");  // two neighbours swapped
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status(), "did you mean `foo://`?")) << r.status().ToString();
+  r = FindOpener(table, "oracle://h/db");  // nothing near: no guess
+  ASSERT_FALSE(r.ok());
+  EXPECT_FALSE(Contains(r.status(), "did you mean")) << r.status().ToString();
+  EXPECT_TRUE(Contains(r.status(), "foo://HOST/DB (or fu://)")) << r.status().ToString();
+}
+
 TEST(SchemeTableTest, AKnownSchemeThisBuildLeavesOutNamesTheCMakeOption) {
   for (const char* url : {"foo://h/db", "fu://h/db"}) {
     auto r = FindOpener(TestTable(), url);
@@ -63,6 +91,7 @@ TEST(SchemeTableTest, ErrorsNeverShowPasswords) {
   EXPECT_EQ(RedactedUrl("postgresql://idem@h/db?password=s3cret&sslmode=off"),
             "postgresql://idem@h/db?password=***&sslmode=off");
   EXPECT_EQ(RedactedUrl("/tmp/a@b:c.db"), "/tmp/a@b:c.db");  // a path has no password
+  EXPECT_EQ(RedactedUrl("idem:s3cret@h/db"), "idem:***@h/db");  // a URL whose scheme was left out
 }
 
 TEST(SchemeTableTest, WithoutAFileBackendABarePathIsUnknown) {
@@ -86,6 +115,43 @@ TEST(KnownSchemesTest, UnknownSchemesGetTheListOfEveryKnownOne) {
   auto filter = OpenFastFilter("memcached://x", FastFilterUrlOptions{}, Env::Default());
   ASSERT_FALSE(filter.ok());
   EXPECT_TRUE(Contains(filter.status(), "redis://")) << filter.status().ToString();
+}
+
+TEST(KnownSchemesTest, TypoedSchemesAreRefusedWithTheNearestKnownOne) {
+  const struct {
+    Status status;
+    const char* says;
+  } cases[] = {
+      {CheckStoreUrl("sqlit:store.db"), "'sqlit:' is not a store scheme (did you mean `sqlite:`?)"},
+      {CheckStoreUrl("sqlte:/abs/path"), "did you mean `sqlite:`?"},
+      {CheckStoreUrl("postgresql:/h/db"), "did you mean `postgresql://`?"},
+      {CheckStoreUrl("mysq://h/db"), "did you mean `mysql://`?"},
+      {CheckBrokerUrl("queu:q.db"), "'queu:' is not a broker scheme (did you mean `queue:`?)"},
+      {CheckBrokerUrl("kafak://mock/t"), "did you mean `kafka://`?"},
+      {CheckFastFilterUrl("rediss://h"), "did you mean `redis://`?"},
+      {CheckFastFilterUrl("localhost:6379"), "redis://"},
+  };
+  for (const auto& c : cases) {
+    ASSERT_FALSE(c.status.ok()) << c.says;
+    EXPECT_EQ(c.status.code(), Status::Code::kInvalidArgument);
+    EXPECT_TRUE(Contains(c.status, c.says)) << c.status.ToString();
+  }
+  EXPECT_TRUE(Contains(CheckStoreUrl("sqlit:store.db"), "sqlite:PATH, postgresql://USER@HOST:PORT/DB (or postgres://)"))
+      << CheckStoreUrl("sqlit:store.db").ToString();
+  EXPECT_TRUE(Contains(CheckBrokerUrl("queu:q.db"), "queue:PATH, amqp://")) << CheckBrokerUrl("queu:q.db").ToString();
+}
+
+TEST(KnownSchemesTest, CheckTakesEveryKnownFormAndReadsTheFileForms) {
+  for (const char* url : {"sqlite:s.db", "s.db", "./a:b.db", "postgresql://idem@h/db", "mariadb://u:p@h/db"})
+    EXPECT_TRUE(CheckStoreUrl(url).ok()) << url << ": " << CheckStoreUrl(url).ToString();
+  for (const char* url : {"queue:q.db", "q.db", "amqp://h/?queue=q", "kafka://mock/t"})
+    EXPECT_TRUE(CheckBrokerUrl(url).ok()) << url << ": " << CheckBrokerUrl(url).ToString();
+  EXPECT_TRUE(CheckFastFilterUrl("redis://127.0.0.1:6379").ok());
+  // The file forms are read in full: what would fail at start fails here.
+  EXPECT_FALSE(CheckStoreUrl("sqlite:").ok());
+  EXPECT_FALSE(CheckStoreUrl("sqlite:s.db?synchronous=off").ok());
+  EXPECT_FALSE(CheckBrokerUrl("queue:").ok());
+  EXPECT_FALSE(CheckBrokerUrl("").ok());
 }
 
 // Every optional backend names the option that builds it; the ones this build

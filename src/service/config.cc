@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "connect/known_schemes.h"
 #include "console/secret_hash.h"
 #include "service/handler_config_reader.h"
 #include "service/toml_reader.h"
@@ -13,8 +14,16 @@ namespace {
 constexpr int64_t kDayMs = 24LL * 3600 * 1000;
 constexpr int64_t kMaxDelayMs = 30 * kDayMs;  // RabbitMQ's per-queue TTL carries delays and tops out near 49 days
 
+// A URL whose scheme no backend knows is refused here, at its position, by
+// --check and at start alike: "sqlit:store.db" would otherwise open a new file
+// of that name and consume nothing.
+void CheckUrl(TableReader& t, const Status& s) {
+  if (!s.ok()) t.Fail(t.Node("url"), t.name() + " url: " + s.message());
+}
+
 void ReadBroker(TableReader t, ServiceConfig& c) {
   c.broker_url = t.RequiredString("url", "the queue file or broker URL, e.g. \"queue:payments-queue.db\"");
+  CheckUrl(t, connect::CheckBrokerUrl(c.broker_url));
   c.visibility_timeout_ms = t.Int("visibility_timeout_ms", c.visibility_timeout_ms, 1'000, kMaxDelayMs);
   c.prefetch = static_cast<size_t>(t.Int("prefetch", 0, 1, 65'535));  // 0: three batches (worker.cc)
   t.Finish();
@@ -22,12 +31,14 @@ void ReadBroker(TableReader t, ServiceConfig& c) {
 
 void ReadStore(TableReader t, ServiceConfig& c) {
   c.store_url = t.RequiredString("url", "the store URL, e.g. \"sqlite:payments.db\" or \"postgresql://…\"");
+  CheckUrl(t, connect::CheckStoreUrl(c.store_url));
   c.setup_sql = t.String("setup_sql").value_or("");
   t.Finish();
 }
 
 void ReadFastFilter(TableReader t, ServiceConfig& c) {
   c.fast_filter_url = t.RequiredString("url", "the Redis URL, e.g. \"redis://127.0.0.1:6379\"");
+  CheckUrl(t, connect::CheckFastFilterUrl(c.fast_filter_url));
   c.redis_ttl_ms = t.Int("ttl_ms", c.redis_ttl_ms, 1'000, 365 * kDayMs);
   c.outage_policy = t.Choice("outage_policy", "closed", {"closed", "open"}) == "open" ? FilterOutagePolicy::kOpen
                                                                                      : FilterOutagePolicy::kClosed;

@@ -15,8 +15,9 @@ struct BrokerUrl {
 };
 
 // amqp:// and amqps:// are kRabbitMq in a build with the adapter (ParseAmqpUrl
-// reads the rest), kafka:// is kKafka (ParseKafkaUrl); queue:PATH, queue://PATH and a bare path are kEmbedded. Any
-// other scheme or a missing path is an InvalidArgument that says what to write.
+// reads the rest), kafka:// is kKafka (ParseKafkaUrl); queue:PATH, queue://PATH and a bare path (no ':' before
+// its first '/') are kEmbedded. Any other scheme ("queu:q.db" included: never a file of that name) or a
+// missing path is an InvalidArgument that says what to write.
 Result<BrokerUrl> ParseBrokerUrl(const std::string& url);
 
 }  // namespace idem

@@ -18,7 +18,8 @@ struct StoreUrl {
 
 // postgresql:// and postgres:// are kPostgres (libpq reads the rest), mysql://
 // and mariadb:// kMySql (the store reads the rest); sqlite:PATH,
-// sqlite://PATH and a bare path are kSqlite. Any other scheme, a missing path or
+// sqlite://PATH and a bare path (no ':' before its first '/') are kSqlite. Any other
+// scheme ("sqlit:x.db" included: never a file of that name), a missing path or
 // an unknown option is an InvalidArgument that says what to write instead.
 Result<StoreUrl> ParseStoreUrl(const std::string& url);
 

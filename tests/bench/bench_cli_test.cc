@@ -115,7 +115,7 @@ TEST(BenchCli, AStoreThatCannotBeReachedIsAUsageErrorThatSaysSo) {
   ProcessResult p = Bench({"--quick", "--out", dir.File("out"), "--work-dir", dir.File("work"), "--store-url",
                            "postgresql://bench@127.0.0.1:1/bench"});
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
-  EXPECT_NE(p.err.find("--store-url (postgres)"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("--store (postgres)"), std::string::npos) << p.err;
 }
 
 TEST(BenchCli, RedisThatCannotBeReachedIsAUsageErrorThatSaysSo) {

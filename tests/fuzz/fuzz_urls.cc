@@ -22,10 +22,21 @@ namespace {
 
 using idem::fuzz::Check;
 
+// A URL taken for a bare file path has no ':' before its first '/': anything
+// else starts like a scheme and must be refused, never opened as a new file.
+bool HasSchemePrefix(const std::string& url, const char* scheme) { return url.rfind(scheme, 0) == 0; }
+bool ColonBeforeFirstSlash(const std::string& url) {
+  const size_t colon = url.find(':');
+  return colon != std::string::npos && colon < url.find('/');
+}
+
 void CheckStoreUrl(const std::string& url) {
   auto store = idem::ParseStoreUrl(url);
-  if (store.ok() && store->kind == idem::StoreUrl::Kind::kSqlite)
+  if (store.ok() && store->kind == idem::StoreUrl::Kind::kSqlite) {
     Check(!store->path.empty() && store->path.find("://") == std::string::npos, "a bad SQLite path was accepted");
+    Check(HasSchemePrefix(url, "sqlite:") || !ColonBeforeFirstSlash(url),
+          "an unknown scheme was taken for a SQLite file name");
+  }
 }
 
 void CheckBrokerUrl(const std::string& url) {
@@ -33,6 +44,8 @@ void CheckBrokerUrl(const std::string& url) {
   if (!broker.ok()) return;
   if (broker->kind == idem::BrokerUrl::Kind::kEmbedded) {
     Check(!broker->path.empty() && broker->path.find("://") == std::string::npos, "a bad queue path was accepted");
+    Check(HasSchemePrefix(url, "queue:") || !ColonBeforeFirstSlash(url),
+          "an unknown scheme was taken for a queue file name");
     return;
   }
 #ifdef IDEM_FUZZ_AMQP

@@ -40,7 +40,7 @@ TEST_F(CliTest, HelpTeachesEveryCommand) {
 TEST_F(CliTest, MissingOptionOrUnknownCommandFailsWithAClearMessage) {
   ProcessResult r = Idem({"publish", "--topic", "pay"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--queue"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--broker is required"), std::string::npos) << r.err;
   r = Idem({"frobnicate"});
   EXPECT_EQ(r.exit_code, 2);
 }
@@ -154,7 +154,7 @@ TEST_F(CliTest, CommandsOnAMissingQueueFailAndCreateNothing) {
   for (const auto& args : commands) {
     ProcessResult r = Idem(args);
     EXPECT_EQ(r.exit_code, 1) << args[0] << " " << args[1] << "\n" << r.out << r.err;
-    EXPECT_NE(r.err.find("no queue at '" + typo + "': check --queue; `idem publish` creates it"), std::string::npos)
+    EXPECT_NE(r.err.find("no queue at '" + typo + "': check --broker; `idem publish` creates it"), std::string::npos)
         << r.err;
     EXPECT_EQ(r.out, "") << "no report of an empty queue";
     EXPECT_FALSE(std::filesystem::exists(typo)) << args[0] << " " << args[1] << " created the queue file";

@@ -1,4 +1,4 @@
-// `idem demo --store-url mysql://…`: the incident and the crash scenario on
+// `idem demo --store mysql://…`: the incident and the crash scenario on
 // MariaDB, judged from the ledger the idem run left in its own database.
 #include <gtest/gtest.h>
 

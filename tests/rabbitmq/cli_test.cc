@@ -77,7 +77,7 @@ TEST_F(RabbitCli, ReadOnlyCommandsOnAMistypedQueueFailAndDeclareNothing) {
     args.insert(args.begin() + 2, {"--queue", url});  // after the (sub-)command words
     CommandResult r = Idem(args);
     EXPECT_EQ(r.status, 1) << args[0] << " " << args[1] << ": " << r.out;
-    EXPECT_NE(r.out.find("check --queue; `idem publish` creates it"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("check --broker; `idem publish` creates it"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("has no queue '" + typo + "'"), std::string::npos) << r.out;
   }
   for (const std::string& q : {typo, typo + ".dead", typo + ".audit"})

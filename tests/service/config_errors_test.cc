@@ -2,6 +2,7 @@
 // expected; unknown keys are errors; defaults apply to what is left out.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "payments/service_handlers.h"
@@ -143,6 +144,33 @@ TEST(ConfigTest, EachErrorNamesFileLineColumnAndWhatIsExpected) {
   }
 }
 
+// A URL that names no known scheme is refused at the position of its value,
+// with the known schemes and the nearest one; before, "sqlit:store.db" was
+// taken for a file of that name.
+TEST(ConfigTest, AUrlWithAnUnknownSchemeIsRefusedAtItsValue) {
+  const std::string rest = "[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n";
+  const std::vector<BadFile> cases = {
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"sqlit:store.db\"\n" + rest, "f.toml:4:7",
+       "[store] url: unsupported store URL 'sqlit:store.db': 'sqlit:' is not a store scheme (did you mean `sqlite:`?)"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"sqlte:/abs/path\"\n" + rest, "f.toml:4:7", "did you mean `sqlite:`?"},
+      {"[broker]\nurl = \"queu:q.db\"\n[store]\nurl = \"s\"\n" + rest, "f.toml:2:7",
+       "[broker] url: unsupported broker URL 'queu:q.db': 'queu:' is not a broker scheme (did you mean `queue:`?)"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[fast_filter]\nurl = \"localhost:6379\"\n" + rest, "f.toml:6:7",
+       "[fast_filter] url: unsupported fast filter URL 'localhost:6379'"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"sqlite:\"\n" + rest, "f.toml:4:7", "names no file"},
+  };
+  for (const BadFile& b : cases) {
+    auto c = ParseConfig(b.text, "f.toml");
+    ASSERT_FALSE(c.ok()) << b.text;
+    const std::string& m = c.status().message();
+    EXPECT_EQ(m.rfind(b.position + ": ", 0), 0u) << m << "\nexpected at " << b.position;
+    EXPECT_NE(m.find(b.says), std::string::npos) << m;
+  }
+  auto store = ParseConfig(cases[0].text, "f.toml");
+  EXPECT_NE(store.status().message().find("the store schemes are sqlite:PATH, postgresql://"), std::string::npos)
+      << store.status().ToString();
+}
+
 TEST(ConfigTest, UnknownHandlerSetIsNamedAtItsPosition) {
   auto c = ParseConfig("[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payment\"]\n",
                        "f.toml");
@@ -178,6 +206,28 @@ TEST(RunCheckCommandTest, ValidFileExitsZeroBadFileExitsTwoWithPosition) {
   EXPECT_NE(no.err.find(bad + ":9:16: [[consumer]] #1 max_attempts must be a whole number from 1 to 1000, found 0"),
             std::string::npos)
       << no.err;
+}
+
+// `idem run --check` and `idem run --config` on a typo'd store scheme: exit 2
+// with FILE:LINE:COLUMN and the nearest scheme, and no file named after the
+// typo (before: both passed, and the run created "sqlit:store.db" and
+// consumed nothing, exit 0).
+TEST(RunCheckCommandTest, ATypoedStoreSchemeExitsTwoAtItsPositionAndCreatesNoFile) {
+  testing::TempDir dir;
+  const std::string config = dir.File("typo.toml");
+  std::ofstream(config) << "[broker]\nurl = \"queue:q.db\"\n[store]\nurl = \"sqlit:store.db\"\n"
+                           "[[consumer]]\ngroup = \"payments\"\nhandlers = [\"payments\"]\n";
+  // Relative URLs resolve against the working directory: run in the test's folder.
+  for (const std::string& args : {std::string("--check typo.toml"), std::string("--config typo.toml --until-idle")}) {
+    auto r = testing::RunProcess({"/bin/sh", "-c", "cd '" + dir.path() + "' && exec '" IDEM_CLI_PATH "' run " + args});
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("typo.toml:4:7: [store] url: unsupported store URL 'sqlit:store.db'"), std::string::npos)
+        << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("did you mean `sqlite:`?"), std::string::npos) << r.err;
+  }
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) files.push_back(e.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"typo.toml"}) << "nothing is created: no store, no queue";
 }
 
 }  // namespace
