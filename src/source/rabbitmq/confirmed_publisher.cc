@@ -40,7 +40,7 @@ Status ConfirmedPublisher::Publish(const std::vector<Outgoing*>& batch, bool hol
     amqp_basic_properties_t props = m->Properties();
     int rc = amqp_basic_publish(conn_->raw(), 1, StringBytes(m->exchange), StringBytes(m->routing_key),
                                 /*mandatory=*/1, /*immediate=*/0, &props, StringBytes(m->body));
-    IDEM_RETURN_IF_ERROR(conn_->CheckStatus(rc, "publishing to '" + m->exchange + "'/'" + m->routing_key + "'"));
+    IDEM_RETURN_IF_ERROR(conn_->CheckStatus(rc, "publishing to " + BoundedQuote(m->exchange) + "/" + BoundedQuote(m->routing_key)));
     ++next_seq_;
   }
   o.last = next_seq_;
