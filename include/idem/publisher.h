@@ -2,10 +2,10 @@
 // User guide: docs/brokers.md.
 //
 // Contract for implementations: PublishBatch returns OK only once the broker
-// holds every message durably (publisher confirms, a committed transaction, an
-// acks=all produce), so a producer that sees OK may forget them. On error any of
-// them may or may not have been stored: publish again with the same business
-// keys (the consumer's guard absorbs the copies).
+// holds every message durably (confirms, a committed transaction, acks=all), so
+// a producer that sees OK may forget them. InvalidArgument: a message the broker
+// can never take; nothing of the batch was sent; do not retry. Other errors: any
+// may be stored; if IsRetryable(), publish again with the same business keys.
 // Thread safety: one Publisher per thread.
 #pragma once
 

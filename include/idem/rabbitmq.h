@@ -29,7 +29,7 @@
 // Headers idem reads and writes (the topic and the business key travel in headers
 // because moves between queues go through the default exchange, whose routing key
 // is the queue name):
-//   x-idem-key            Message::key (the producer's business key)
+//   idem-key              Message::key, whole (x-idem-key, its old name, is read too)
 //   x-idem-topic          the topic of a moved message (else the routing key is the topic)
 //   x-idem-attempt        the consumption record's attempt count at the last retry
 //                         or park (Settlement::attempts), shown with a dead letter

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "core/json_exact.h"
+#include "core/key_length.h"
 #include "core/json_scan.h"
 
 namespace idem {
@@ -87,7 +88,11 @@ Result<MessageIdentity> Derive(const Message& message, const HandlerSpec& spec, 
   if (!spec.key.fields.empty()) {
     id.key = prefix;
     IDEM_RETURN_IF_ERROR(AppendFieldValues(doc, spec.key.fields, &id.key));
+    if (id.key.size() > kMaxKeyBytes) return Status::InvalidArgument(KeyTooLongReason(prefix, id.key.size()));
   } else if (!message.key.empty()) {
+    // The same rule `idem publish` applied before sending (core/key_length.h).
+    if (std::string why = CheckDerivedKeyLength(prefix, message.key); !why.empty())
+      return Status::InvalidArgument(why);
     id.key = prefix + ":";
     AppendEscaped(&id.key, message.key);
   } else if (spec.key.allow_broker_id && !message.id.empty()) {

@@ -1,6 +1,6 @@
 // Producer-side keys on RabbitMQ: a producer that publishes the same event
 // again (`idem publish` run twice, as a retry after an unclear failure) sends
-// the same business key both times, in the x-idem-key header, so a consumer
+// the same business key both times, in the idem-key header, so a consumer
 // deduplicates the copy whoever the producer is.
 #include <gtest/gtest.h>
 #include <sys/wait.h>

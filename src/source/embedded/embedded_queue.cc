@@ -131,7 +131,25 @@ class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTrans
     return id;
   }
 
+  // A message over SQLite's length limit (1e9 bytes by default) can never be
+  // stored: refused before the transaction, so the batch is all or nothing and
+  // the refusal is not mistaken for a passing failure of the file.
+  Status CheckStorable(const Message& m, size_t i, size_t n) {
+    const int64_t limit = sqlite3_limit(db_->raw(), SQLITE_LIMIT_LENGTH, -1);
+    int64_t headers = 0;
+    for (const auto& [k, v] : m.headers) headers += static_cast<int64_t>(k.size() + v.size()) + 8;
+    for (int64_t size : {static_cast<int64_t>(m.payload.size()), static_cast<int64_t>(m.key.size()),
+                         static_cast<int64_t>(m.topic.size()), headers})
+      if (size > limit)
+        return Status::InvalidArgument("the embedded queue cannot store message " + std::to_string(i + 1) + " of " +
+                                       std::to_string(n) + " (nothing of this batch was stored): a field of " +
+                                       std::to_string(size) + " bytes is over SQLite's limit of " +
+                                       std::to_string(limit) + " bytes; make the message smaller");
+    return Status::OK();
+  }
+
   Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override {
+    for (size_t i = 0; i < messages.size(); ++i) IDEM_RETURN_IF_ERROR(CheckStorable(messages[i], i, messages.size()));
     IDEM_RETURN_IF_ERROR(db_->Begin());
     for (Message& m : messages) {
       auto row = Insert(m, delay_ms, 0, "", &m.id);

@@ -1,5 +1,8 @@
 #include "source/kafka/confirmed_producer.h"
 
+#include <cstdlib>
+
+#include "core/bounded_quote.h"
 #include "source/kafka/client_config.h"
 
 namespace idem::kafka {
@@ -54,6 +57,10 @@ Result<std::unique_ptr<ConfirmedProducer>> ConfirmedProducer::Open(const KafkaOp
   auto rk = NewClient(RD_KAFKA_PRODUCER, std::move(*conf));
   if (!rk.ok()) return rk.status();
   p->rk_ = std::move(*rk);
+  char value[32];
+  size_t size = sizeof value;
+  if (rd_kafka_conf_get(rd_kafka_conf(p->rk_.get()), "message.max.bytes", value, &size) == RD_KAFKA_CONF_OK)
+    p->max_message_bytes_ = std::strtoll(value, nullptr, 10);
   return p;
 }
 
@@ -61,11 +68,40 @@ ConfirmedProducer::~ConfirmedProducer() {
   if (rk_) rd_kafka_flush(rk_.get(), static_cast<int>(timeout_ms_));
 }
 
+// librdkafka counts a record's size with its batch framing (up to ~100 bytes
+// here) and a few bytes per header; the margin keeps a record that passes this
+// check from being refused by librdkafka's own check mid-batch.
+constexpr int64_t kRecordFramingBytes = 128;
+constexpr int64_t kHeaderFramingBytes = 12;
+
+Status ConfirmedProducer::CheckProducible(const OutRecord& r) const {
+  int64_t bytes = kRecordFramingBytes + static_cast<int64_t>(r.key.size() + r.value.size());
+  for (const auto& [name, value] : r.headers)
+    bytes += kHeaderFramingBytes + static_cast<int64_t>(name.size() + value.size());
+  if (bytes <= max_message_bytes_) return Status::OK();
+  return Status::InvalidArgument("Kafka: a record for " + BoundedQuote(r.topic) + " would take " +
+                                 GroupedDigits(static_cast<size_t>(bytes)) + " bytes (payload " +
+                                 GroupedDigits(r.value.size()) + ", key and headers with their framing), over " +
+                                 "message.max.bytes = " + GroupedDigits(static_cast<size_t>(max_message_bytes_)) +
+                                 ": make the message smaller, or raise message.max.bytes on the client and the "
+                                 "topic's max.message.bytes on the cluster");
+}
+
 Status ConfirmedProducer::ProduceAll(std::vector<OutRecord>& records) {
+  // Everything first: a record that can never be produced fails the batch
+  // before any of it is on its way, so nothing of it is stored twice or half.
+  for (size_t i = 0; i < records.size(); ++i)
+    if (Status s = CheckProducible(records[i]); !s.ok())
+      return Status::InvalidArgument("record " + std::to_string(i + 1) + " of " + std::to_string(records.size()) +
+                                     " (nothing of this batch was sent): " + s.message());
   std::vector<Slot*> slots;
   slots.reserve(records.size());
   Status first_error;
   for (OutRecord& r : records) {
+    if (!first_error.ok()) {
+      slots.push_back(nullptr);  // in order: nothing after a refused record goes out
+      continue;
+    }
     rd_kafka_headers_t* headers = rd_kafka_headers_new(r.headers.size());
     for (const auto& [name, value] : r.headers)
       rd_kafka_header_add(headers, name.data(), static_cast<ssize_t>(name.size()), value.data(),

@@ -35,8 +35,14 @@ class ConfirmedProducer {
 
   // Produces `records` in order and waits for their delivery reports. OK only if
   // every one is confirmed; otherwise the error of the first that failed (some
-  // may be stored: a caller that retries makes copies, never losses).
+  // may be stored: a caller that retries makes copies, never losses). A record
+  // over message.max.bytes is refused first, with InvalidArgument, and then
+  // nothing is produced; a record librdkafka refuses stops the batch there.
   [[nodiscard]] Status ProduceAll(std::vector<OutRecord>& records);
+
+  // InvalidArgument when `r` can never be produced (over message.max.bytes);
+  // the message names the size, the limit and what to do.
+  Status CheckProducible(const OutRecord& r) const;
 
   rd_kafka_t* handle() { return rk_.get(); }
 
@@ -44,6 +50,7 @@ class ConfirmedProducer {
   explicit ConfirmedProducer(int64_t timeout_ms) : timeout_ms_(timeout_ms) {}
   KafkaHandle rk_;
   int64_t timeout_ms_;
+  int64_t max_message_bytes_ = 1'000'000;  // the client's message.max.bytes, read at Open
 };
 
 }  // namespace idem::kafka

@@ -46,7 +46,21 @@ inline Status KafkaError(const std::string& what, rd_kafka_resp_err_t err) {
     case RD_KAFKA_RESP_ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND:
     case RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS:
     case RD_KAFKA_RESP_ERR__QUEUE_FULL:
+    case RD_KAFKA_RESP_ERR__TIMED_OUT_QUEUE:
+    case RD_KAFKA_RESP_ERR__RESOLVE:
+    case RD_KAFKA_RESP_ERR_NETWORK_EXCEPTION:
+    case RD_KAFKA_RESP_ERR_KAFKA_STORAGE_ERROR:
       return Status::Unavailable(m + " (the cluster is unreachable or busy; it is retried)");
+    // Refusals of the record itself: the same record is refused again.
+    case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE:
+    case RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE:
+    case RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE:
+      return Status::Permanent(m + " (the record is over message.max.bytes or the topic's max.message.bytes: "
+                                   "make it smaller or raise the limit; retrying cannot help)");
+    case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION:
+    case RD_KAFKA_RESP_ERR__INVALID_ARG:
+    case RD_KAFKA_RESP_ERR_INVALID_RECORD:
+      return Status::Permanent(m + " (the cluster refuses this record or topic name; retrying cannot help)");
     default:
       return Status::Permanent(m);
   }

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 
+#include "core/bounded_quote.h"
+#include "source/rabbitmq/publish_limits.h"
+
 namespace idem::rabbitmq {
 
 Status ConfirmedPublisher::Start() {
@@ -23,13 +26,21 @@ Status ConfirmedPublisher::Publish(const std::vector<Outgoing*>& batch, bool hol
   if (batch.empty()) return Status::OK();
   if (!conn_->is_open()) return Status::Unavailable("the RabbitMQ publishing connection is closed");
   if (held_) return Status::Unavailable("an earlier batch still awaits its confirms");
+  // Everything first: a message AMQP cannot carry fails before the batch's
+  // first frame is written, so nothing of the batch is sent twice or half.
+  const size_t frame_max = static_cast<size_t>(amqp_get_frame_max(conn_->raw()));
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (Status s = CheckPublishable(*batch[i], frame_max); !s.ok())
+      return Status::InvalidArgument("RabbitMQ cannot carry message " + std::to_string(i + 1) + " of " +
+                                     std::to_string(batch.size()) + " (nothing of this batch was sent): " +
+                                     s.message());
   Outstanding o;
   o.first = next_seq_ + 1;
   for (Outgoing* m : batch) {
     amqp_basic_properties_t props = m->Properties();
     int rc = amqp_basic_publish(conn_->raw(), 1, StringBytes(m->exchange), StringBytes(m->routing_key),
                                 /*mandatory=*/1, /*immediate=*/0, &props, StringBytes(m->body));
-    IDEM_RETURN_IF_ERROR(conn_->CheckStatus(rc, "publishing to '" + m->exchange + "'/'" + m->routing_key + "'"));
+    IDEM_RETURN_IF_ERROR(conn_->CheckStatus(rc, "publishing to " + BoundedQuote(m->exchange) + "/" + BoundedQuote(m->routing_key)));
     ++next_seq_;
   }
   o.last = next_seq_;
@@ -112,6 +123,15 @@ Status ConfirmedPublisher::Await(Outstanding o, bool hold) {
       case AMQP_CONNECTION_CLOSE_METHOD: {
         Status s = conn_->OnCloseMethod(frame, "waiting for publisher confirms");
         conn_->MarkBroken();  // channel 1 is the publishing channel; start over on a fresh connection
+        // The broker refused a message it had been sent (406: over its
+        // max_message_size): permanent, and the batch's earlier messages may be
+        // stored — not InvalidArgument, which says nothing was sent.
+        auto* close = m.id == AMQP_CHANNEL_CLOSE_METHOD ? static_cast<amqp_channel_close_t*>(m.decoded) : nullptr;
+        if (close && close->reply_code == AMQP_PRECONDITION_FAILED) {
+          return Status::Permanent("RabbitMQ refused a published message: " + std::to_string(close->reply_code) +
+                                   " " + BoundedQuote(BytesToString(close->reply_text), 200) +
+                                   "; messages before it in the batch may be stored");
+        }
         return s;
       }
       default:

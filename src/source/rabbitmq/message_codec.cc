@@ -7,6 +7,7 @@
 
 #include "source/rabbitmq/connection.h"
 #include "source/rabbitmq/field_table.h"
+#include "source/rabbitmq/publish_limits.h"
 
 namespace idem::rabbitmq {
 namespace {
@@ -43,7 +44,12 @@ Message MessageFromAmqp(const amqp_basic_properties_t& p, amqp_bytes_t body, con
   const amqp_table_t& h = HeadersOf(p);
   Message m;
   m.id = (p._flags & AMQP_BASIC_MESSAGE_ID_FLAG) && p.message_id.len ? BytesToString(p.message_id) : fallback_id;
-  m.key = GetString(h, kKeyHeader).value_or("");
+  // A digest message-id stands for the full id in idem-message-id; the header
+  // counts only when it is what the digest was made from.
+  if (IsDigestId(m.id))
+    if (auto full = GetString(h, kMessageIdHeader); full && AmqpMessageId(*full) == m.id) m.id = *full;
+  auto key = GetString(h, kKeyHeader);
+  m.key = key ? *key : GetString(h, kLegacyKeyHeader).value_or("");
   m.topic = GetString(h, kTopicHeader).value_or(routing_key);
   m.headers = HeadersAsText(h);
   m.payload = BytesToString(body);
@@ -57,10 +63,11 @@ std::unique_ptr<Outgoing> FromMessage(const Message& m, const QueueNames& names,
                                       int64_t now_ms) {
   auto o = std::make_unique<Outgoing>();
   o->body = m.payload;
-  o->message_id = m.id;
+  o->message_id = AmqpMessageId(m.id);
   o->content_type = "application/json";
   o->timestamp_s = static_cast<uint64_t>((m.published_at_ms ? m.published_at_ms : now_ms) / 1000);
   for (const auto& [k, v] : m.headers) o->headers.SetString(k, v);
+  if (o->message_id != m.id) o->headers.SetString(kMessageIdHeader, m.id);
   if (!m.key.empty()) o->headers.SetString(kKeyHeader, m.key);
   o->headers.SetInt(kPublishedHeader, m.published_at_ms ? m.published_at_ms : now_ms);
   if (to_queue.empty()) {

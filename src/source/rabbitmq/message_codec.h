@@ -14,7 +14,15 @@
 
 namespace idem::rabbitmq {
 
-inline constexpr const char* kKeyHeader = "x-idem-key";
+// The business key (Message::key), set by the producer. Outside the x-idem-*
+// names, which are idem's own bookkeeping and are not taken from producers.
+inline constexpr const char* kKeyHeader = "idem-key";
+// Where earlier versions (and producers that followed their docs) put the key;
+// read when idem-key is absent.
+inline constexpr const char* kLegacyKeyHeader = "x-idem-key";
+// The full Message::id when it is longer than a message-id holds (255 bytes);
+// the message-id is then its digest (publish_limits.h).
+inline constexpr const char* kMessageIdHeader = "idem-message-id";
 inline constexpr const char* kTopicHeader = "x-idem-topic";
 inline constexpr const char* kAttemptHeader = "x-idem-attempt";
 inline constexpr const char* kPublishedHeader = "x-idem-published-ms";

@@ -73,7 +73,11 @@ Status RabbitMqBroker::Publish(const std::vector<Outgoing*>& batch,
     if (s.ok()) s = hold ? confirms_.PublishOrHold(batch) : confirms_.PublishAll(batch);
     // Unroutable: a queue was deleted under us; reconnecting re-declares them all.
     if (!s.ok() && confirms_.last_returned() > 0) publisher_.MarkBroken();
-    if (s.ok() || !was_open || publisher_.is_open()) break;
+    // A lost connection (or a queue deleted under us: reconnecting re-declares
+    // it) is worth one more try; a refusal would be sent, and refused, again,
+    // with the batch's earlier messages stored twice.
+    const bool worth_again = s.IsRetryable() || s.IsNotFound();
+    if (s.ok() || !worth_again || !was_open || publisher_.is_open()) break;
   }
   return s;
 }
