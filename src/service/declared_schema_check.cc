@@ -162,22 +162,24 @@ class Checker {
     return Status::OK();
   }
 
-  Status CheckStatement(const StepConfig& s, const std::string& label) {
+  // In a transaction of its own, rolled back: a statement that fails to
+  // compile aborts a PostgreSQL transaction, and a savepoint would not help
+  // when the failure comes while preparing, before the deferred SAVEPOINT is
+  // sent (store/postgres/pg_conn.cc).
+  Status CheckStatement(Store& store, const StepConfig& s, const std::string& label) {
     if (!Explainable(s.sql)) return Status::OK();
     std::vector<Value> params;
     for (const ValueSource& p : s.params) params.push_back(SampleOf(p));
-    // A failed statement spoils a PostgreSQL transaction: undo it alone.
-    constexpr std::string_view kSavepoint = "idem_schema_check";
-    IDEM_RETURN_IF_ERROR(tx_.Savepoint(kSavepoint));
-    auto compiled = tx_.Query("EXPLAIN " + s.sql, params);
-    if (!compiled.ok()) {
-      IDEM_RETURN_IF_ERROR(tx_.RollbackTo(kSavepoint));
-      if (compiled.status().IsRetryable()) return compiled.status();  // the store, not the statement
-      problems_.push_back(s.where + ": " + label + ": the statement does not compile against the store (" +
-                          compiled.status().message() + "): correct sql = \"" + s.sql +
-                          "\" or create the tables and columns it names (in [store] setup_sql)");
-    }
-    return tx_.Release(kSavepoint);
+    auto tx = store.Begin();
+    if (!tx.ok()) return tx.status();
+    auto compiled = (*tx)->Query("EXPLAIN " + s.sql, params);
+    (*tx)->Rollback();
+    if (compiled.ok()) return Status::OK();
+    if (compiled.status().IsRetryable()) return compiled.status();  // the store, not the statement
+    problems_.push_back(s.where + ": " + label + ": the statement does not compile against the store (" +
+                        compiled.status().message() + "): correct sql = \"" + s.sql +
+                        "\" or create the tables and columns it names (in [store] setup_sql)");
+    return Status::OK();
   }
 
   const std::vector<std::string>& problems() const { return problems_; }
@@ -207,6 +209,7 @@ Status CheckDeclaredSchema(const ServiceConfig& config, Store& store) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
   Checker checker(**tx);
+  std::vector<std::pair<const StepConfig*, std::string>> statements;  // compiled after the tables are read
   for (const ConsumerConfig& k : config.consumers)
     for (const DeclaredHandler& h : k.handlers)
       for (size_t i = 0; i < h.steps.size(); ++i) {
@@ -214,12 +217,13 @@ Status CheckDeclaredSchema(const ServiceConfig& config, Store& store) {
         const std::string label =
             "step " + std::to_string(i + 1) + " of topic \"" + h.topic + "\" (" + StepKindName(s.kind) + ")";
         if (s.kind == StepConfig::Kind::kSql) {
-          IDEM_RETURN_IF_ERROR(checker.CheckStatement(s, label));
+          statements.emplace_back(&s, label);
         } else if (auto need = NeedOf(config, s, label)) {
           IDEM_RETURN_IF_ERROR(checker.Check(*need));
         }
       }
   (*tx)->Rollback();
+  for (const auto& [step, label] : statements) IDEM_RETURN_IF_ERROR(checker.CheckStatement(store, *step, label));
   if (checker.problems().empty()) return Status::OK();
   std::string all;
   for (const std::string& p : checker.problems()) all += (all.empty() ? "" : "\n") + p;

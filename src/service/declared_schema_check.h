@@ -8,7 +8,7 @@
 // Runs `idem run` (after the handler sets' tables and [store] setup_sql) and
 // `idem run --check FILE --connect`. It reads the engine's catalogue through
 // StoreTx::DescribeTable and compiles sql steps with EXPLAIN (parameters bound
-// as their kinds, NULL for payload fields) in one transaction that it rolls
+// as their kinds, NULL for payload fields), in transactions that it rolls
 // back: it writes nothing.
 #pragma once
 
