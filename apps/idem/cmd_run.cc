@@ -62,7 +62,8 @@ void Check(const std::string& path, bool connect) {
     auto svc = service::Service::Open(config, registry, env, &log, &metrics);
     if (!svc.ok())
       throw CliError(svc.status().message(), svc.status().code() == Status::Code::kInvalidArgument ? 2 : 1);
-    connected = "; store and broker reached, " + std::to_string(steps) + " declared step(s) match the store";
+    connected = "; store and broker reached, " +
+                (steps ? std::to_string(steps) + " declared step(s) match the store" : std::string("no declared steps"));
   }
   std::cout << path << ": OK (" << config.consumers.size() << " consumer group(s), " << workers
             << " worker(s); broker " << RedactUrl(config.broker_url) << ", store " << RedactUrl(config.store_url)
