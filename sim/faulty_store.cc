@@ -27,6 +27,10 @@ class FaultyTx final : public StoreTx {
   Status RollbackTo(std::string_view n) override { return life_->crashed ? Dead() : inner_->RollbackTo(n); }
   Status Release(std::string_view n) override { return life_->crashed ? Dead() : inner_->Release(n); }
   idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
+    if (life_->crashed) return Dead();
+    return inner_->DescribeTable(table);
+  }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> reqs, int64_t now,
                                          int64_t lease) override {

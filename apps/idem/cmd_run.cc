@@ -4,7 +4,8 @@
 //
 // Exit status: 0 after a clean stop (every batch in hand settled); 1 when the
 // service could not start, or a second signal (or the shutdown bound)
-// abandoned deliveries; 2 when the file is wrong (nothing was started).
+// abandoned deliveries; 2 when the file is wrong, or a declarative step names
+// a table or column the store does not have (nothing was started).
 #include <iostream>
 
 #include "cli_util.h"
@@ -23,6 +24,7 @@ namespace {
 struct RunArgs {
   std::string config;
   std::string check;
+  bool connect = false;  // with --check: open the store and the broker as a start does
   bool until_idle = false;
   std::string http_listen;  // overrides [service] http_listen
 };
@@ -40,15 +42,33 @@ service::ServiceConfig LoadOrDie(const std::string& path) {
   return *config;
 }
 
-void Check(const std::string& path) {
+void Check(const std::string& path, bool connect) {
   service::ServiceConfig config = LoadOrDie(path);
   const service::HandlerRegistry registry = Registry();
   if (Status s = service::CheckConfig(config, registry); !s.ok()) throw CliError(s.message(), 2);
   int workers = 0;
-  for (const auto& k : config.consumers) workers += k.workers;
+  size_t steps = 0;
+  for (const auto& k : config.consumers) {
+    workers += k.workers;
+    for (const auto& h : k.handlers) steps += h.steps.size();
+  }
+  std::string connected;
+  if (connect) {
+    // Everything a start does before its first poll, and nothing after: the
+    // same checks, and no message taken.
+    Env* env = Env::Default();
+    service::JsonLog log(&std::cerr, env);
+    ops::ServiceMetrics metrics;
+    auto svc = service::Service::Open(config, registry, env, &log, &metrics);
+    if (!svc.ok())
+      throw CliError(svc.status().message(), svc.status().code() == Status::Code::kInvalidArgument ? 2 : 1);
+    connected = "; store and broker reached, " +
+                (steps ? std::to_string(steps) + " declared step(s) match the store" : std::string("no declared steps"));
+  }
   std::cout << path << ": OK (" << config.consumers.size() << " consumer group(s), " << workers
             << " worker(s); broker " << RedactUrl(config.broker_url) << ", store " << RedactUrl(config.store_url)
-            << (config.fast_filter_url.empty() ? "" : ", fast filter " + RedactUrl(config.fast_filter_url)) << ")\n";
+            << (config.fast_filter_url.empty() ? "" : ", fast filter " + RedactUrl(config.fast_filter_url))
+            << connected << ")\n";
 }
 
 int Serve(const RunArgs& a) {
@@ -116,19 +136,30 @@ void AddRunCommand(CLI::App& app) {
                                  "Run the consumer groups of a configuration file until SIGTERM or SIGINT.\n"
                                  "The first signal stops polling and settles the batch in hand (exit 0); a\n"
                                  "second one gives the deliveries in flight back to the broker (exit 1).\n"
-                                 "Logs are JSON lines on stdout. The keys: docs/operations.md. Example:\n"
-                                 "  idem run --config examples/payments/payments.toml");
+                                 "Logs are JSON lines on stdout. The keys: docs/operations.md.\n"
+                                 "Before taking any message, every start checks that each table and column\n"
+                                 "a declarative step names exists in the store (after [store] setup_sql),\n"
+                                 "with a type the step can use, and that the broker answers; a step that\n"
+                                 "does not fit exits 2 at its FILE:LINE:COLUMN. Examples:\n"
+                                 "  idem run --config examples/payments/payments.toml\n"
+                                 "  idem run --check examples/payments/payments.toml --connect");
   auto* config = cmd->add_option("--config", args->config, "The configuration file (TOML) to run");
   auto* check = cmd->add_option("--check", args->check,
                                 "Validate this configuration file and exit (0: valid; 2: the error, FILE:LINE:COLUMN)");
   config->excludes(check);
+  cmd->add_flag("--connect", args->connect,
+                "With --check: also do what a start does before its first poll (open the store, create the\n"
+                "handler sets' tables, run [store] setup_sql, reach the broker) and check every table and\n"
+                "column the declarative steps name; takes no message (2: a step does not fit the store;\n"
+                "1: the store or the broker cannot be reached). Without it --check opens nothing")
+      ->needs(check);
   cmd->add_flag("--until-idle", args->until_idle, "Stop each worker once a poll finds nothing (batch runs, tests)")
       ->excludes(check);
   cmd->add_option("--http-listen", args->http_listen,
                   "HOST:PORT for /metrics, /healthz and /readyz, instead of [service] http_listen (port 0: any free one)")
       ->excludes(check);
   cmd->callback([args] {
-    if (!args->check.empty()) return Check(args->check);
+    if (!args->check.empty()) return Check(args->check, args->connect);
     if (args->config.empty()) throw CliError("idem run needs --config FILE (or --check FILE)", 2);
     const int code = Serve(*args);
     if (code != 0) throw CliError("stopped after abandoning deliveries in flight (the broker delivers them again)", code);

@@ -46,8 +46,34 @@ struct Completion {
   std::string_view summary;
 };
 
+// One column of a table, as the engine's catalogue describes it.
+struct TableColumn {
+  // What the declared type holds, in the engine's own rules (SQLite's type
+  // affinity; PostgreSQL's and MySQL's data types).
+  enum class Kind {
+    kInteger,  // SQLite INTEGER affinity; smallint, integer, bigint, tinyint, ...
+    kDecimal,  // exact numbers with a fraction: numeric, decimal (SQLite NUMERIC affinity)
+    kReal,     // floating point: real, double precision, float
+    kText,     // text, varchar, char (MySQL enum and set too)
+    kBlob,     // bytea, blob, binary
+    kAny,      // SQLite with no declared type: the column holds any value
+    kOther,    // anything else: dates, booleans, uuid, json, user-defined types
+  };
+  std::string name;
+  std::string declared_type;  // the engine's name for it, for messages ("BIGINT", "character varying")
+  Kind kind = Kind::kOther;
+};
+
 class StoreTx : public SqlTx {
  public:
+  // The columns of the table (or view) an unquoted `table` in this
+  // transaction's SQL names — PostgreSQL folds it to lower case and looks
+  // along the search_path, MySQL looks in the current database — in their
+  // order, read from the engine's catalogue with the name as a bound
+  // parameter. nullopt when there is no such table. `table` is a plain
+  // identifier (guards/sql_identifier.h); this transaction writes nothing.
+  virtual Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) = 0;
+
   // Inserts a PROCESSING record with the given lease for every key that has none,
   // and reads the record of every key that has one, in as few statements as the
   // engine allows. Existing records are not modified. Results are in request order.

@@ -1,6 +1,8 @@
 #include "service/service.h"
 
+#include "service/broker_check.h"
 #include "service/declarative_handler.h"
+#include "service/declared_schema_check.h"
 
 #include <algorithm>
 #include <chrono>
@@ -101,6 +103,10 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
   if (!config.setup_sql.empty())
     if (Status st = (*store)->ExecScript(config.setup_sql); !st.ok())
       return Status::Unavailable(config.path + ": [store] setup_sql failed: " + st.ToString());
+  // Before any worker can take a message: a step naming a table or a column
+  // the store lacks would park every message it sees.
+  IDEM_RETURN_IF_ERROR(CheckDeclaredSchema(config, **store));
+  IDEM_RETURN_IF_ERROR(CheckBrokers(config, registry, env));
   if (config.retention.sweep_interval_ms > 0) {
     auto sweep_store = OpenStore(config.store_url, env);
     if (!sweep_store.ok()) return Status::Unavailable("cannot open the store for retention: " + sweep_store.status().ToString());

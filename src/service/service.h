@@ -2,8 +2,11 @@
 // of every consumer group — and the shutdown sequence around them.
 //
 //   Open      checks the handler names against the registry, prepares the
-//             handler sets' tables, opens every worker's connections. Nothing
-//             runs yet; any error names the file position or the worker.
+//             handler sets' tables, runs [store] setup_sql, checks the
+//             declarative steps against the store (declared_schema_check.h)
+//             and each group's broker (broker_check.h), opens every worker's
+//             connections. Nothing runs and no message is taken yet; any error
+//             names the file position or the worker.
 //   Start     one thread per worker, and one for the outbox relay when
 //             [outbox] relay = true.
 //   Stop      first signal: poll no more, finish and settle the current batch.

@@ -43,6 +43,19 @@ PipelineOptions PipelineOptionsFor(const ConsumerConfig& consumer) {
   return o;
 }
 
+BrokerOptions BrokerOptionsFor(const ServiceConfig& config, const ConsumerConfig& consumer,
+                               const std::vector<HandlerSpec>& handlers) {
+  BrokerOptions bo;
+  // Several groups on one embedded queue share it by topic. A single group takes
+  // everything its source holds (a topic without a handler is dead-lettered):
+  // RabbitMQ gives each group its own queue and cannot filter by topic.
+  if (config.consumers.size() > 1)
+    for (const HandlerSpec& h : handlers) bo.topics.push_back(h.topic);
+  bo.visibility_timeout_ms = config.visibility_timeout_ms;
+  bo.prefetch = config.prefetch ? config.prefetch : PrefetchFor(consumer.batch_size);
+  return bo;
+}
+
 Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const ConsumerConfig& consumer,
                                              std::vector<HandlerSpec> handlers, int index, const Control* control,
                                              Env* env, JsonLog* log, ops::ServiceMetrics* metrics) {
@@ -60,15 +73,7 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
                       : Status::Unavailable("worker " + w->name_ + ": " + what + ": " + s.ToString()));
   };
 
-  BrokerOptions bo;
-  // Several groups on one embedded queue share it by topic. A single group takes
-  // everything its source holds (a topic without a handler is dead-lettered):
-  // RabbitMQ gives each group its own queue and cannot filter by topic.
-  if (config.consumers.size() > 1)
-    for (const HandlerSpec& h : handlers) bo.topics.push_back(h.topic);
-  bo.visibility_timeout_ms = config.visibility_timeout_ms;
-  bo.prefetch = config.prefetch ? config.prefetch : PrefetchFor(consumer.batch_size);
-  auto broker = OpenBroker(config.broker_url, bo, env);
+  auto broker = OpenBroker(config.broker_url, BrokerOptionsFor(config, consumer, handlers), env);
   if (!broker.ok()) return fail("cannot open the broker", broker.status());
   w->broker_ = std::move(*broker);
   auto store = OpenStore(config.store_url, env);

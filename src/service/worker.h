@@ -29,6 +29,11 @@ namespace idem::service {
 // The pipeline options a consumer's configuration means.
 PipelineOptions PipelineOptionsFor(const ConsumerConfig& consumer);
 
+// The broker options a consumer's workers open their broker with, for the
+// topics of `handlers`.
+BrokerOptions BrokerOptionsFor(const ServiceConfig& config, const ConsumerConfig& consumer,
+                               const std::vector<HandlerSpec>& handlers);
+
 class Worker {
  public:
   // Opens the broker (only the handlers' topics), the store and the fast

@@ -280,5 +280,52 @@ TEST_P(StoreConformance, ConcurrentClaimsOfOneKeyLetExactlyOneWin) {
   }
 }
 
+// The catalogue as the declared schema check reads it: each column in its
+// order with what its type holds; no table, no columns; nothing written, and
+// the transaction goes on as before.
+TEST_P(StoreConformance, DescribeTableReadsTheColumnsAndTheirKinds) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE kinds (i INTEGER, d DECIMAL(12, 2), r DOUBLE PRECISION, t TEXT, "
+                                 "v VARCHAR(20))")
+                  .ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok()) << tx.status().ToString();
+  auto kinds = (*tx)->DescribeTable("kinds");
+  ASSERT_TRUE(kinds.ok()) << kinds.status().ToString();
+  ASSERT_TRUE(kinds->has_value());
+  std::vector<std::string> names;
+  std::vector<TableColumn::Kind> got;
+  for (const TableColumn& c : **kinds) {
+    names.push_back(c.name);
+    got.push_back(c.kind);
+    EXPECT_FALSE(c.declared_type.empty()) << c.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"i", "d", "r", "t", "v"}));
+  using K = TableColumn::Kind;
+  EXPECT_EQ(got, (std::vector<K>{K::kInteger, K::kDecimal, K::kReal, K::kText, K::kText}));
+
+  auto flows = (*tx)->DescribeTable("flows");
+  ASSERT_TRUE(flows.ok()) << flows.status().ToString();
+  ASSERT_TRUE(flows->has_value());
+  EXPECT_EQ((*flows)->size(), 3u);
+  EXPECT_EQ((*flows)->at(2).name, "amount");
+  EXPECT_EQ((*flows)->at(2).kind, K::kInteger);
+
+  auto none = (*tx)->DescribeTable("no_such_table");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_FALSE(none->has_value());
+
+  // The name is a parameter, never SQL text.
+  auto odd = (*tx)->DescribeTable("flows'; DROP TABLE flows; --");
+  ASSERT_TRUE(odd.ok()) << odd.status().ToString();
+  EXPECT_FALSE(odd->has_value());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO flows (biz_no, type, amount) VALUES (?, ?, ?)", {std::string("b"), std::string("t"), int64_t{1}}).ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  auto check = store_->Begin();
+  ASSERT_TRUE(check.ok());
+  auto rows = (*check)->Query("SELECT COUNT(*) FROM flows", {});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(AsInt(rows->at(0).at(0)), 1);
+}
+
 }  // namespace
 }  // namespace idem::testing

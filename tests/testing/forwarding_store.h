@@ -18,6 +18,9 @@ class ForwardingTx : public StoreTx {
   Status RollbackTo(std::string_view n) override { return inner_->RollbackTo(n); }
   Status Release(std::string_view n) override { return inner_->Release(n); }
   idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
+    return inner_->DescribeTable(table);
+  }
   Result<std::vector<ClaimResult>> Claim(std::string_view g, std::span<const ClaimRequest> r, int64_t now,
                                          int64_t lease) override {
     return inner_->Claim(g, r, now, lease);

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/record_row.h"
+#include "store/column_kind.h"
 #include "store/mysql/my_claim.h"
 #include "store/record_sql.h"
 #include "store/set_shape.h"
@@ -37,6 +38,15 @@ class Tx final : public StoreTx {
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
   Status Release(std::string_view name) override { return Command("RELEASE SAVEPOINT ", name); }
   idem::Dialect Dialect() const override { return idem::Dialect::kMySql; }
+
+  Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
+    auto rows = Query(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = DATABASE() "
+        "AND table_name = ? ORDER BY ordinal_position",
+        {std::string(table)});
+    if (!rows.ok()) return rows.status();
+    return ColumnsFromRows(*rows, &MySqlColumnKind);
+  }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
                                          int64_t now_ms, int64_t lease_until_ms) override;

@@ -1,10 +1,12 @@
 #include "store/postgres/pg_tx.h"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 #include <unordered_map>
 
 #include "core/record_row.h"
+#include "store/column_kind.h"
 #include "store/postgres/pg_record_statements.h"
 #include "store/postgres/pg_values.h"
 
@@ -88,6 +90,22 @@ class Tx final : public StoreTx {
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
   Status Release(std::string_view name) override { return Defer("RELEASE SAVEPOINT ", name); }
   idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
+
+  // The table an unquoted name resolves to: folded to lower case, in the first
+  // schema of the search_path that has it.
+  Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
+    std::string name(table);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto rows = Query(
+        "SELECT c.column_name, c.data_type FROM information_schema.columns c "
+        "JOIN unnest(current_schemas(false)) WITH ORDINALITY AS s(name, pos) ON c.table_schema = s.name::text "
+        "WHERE c.table_name = ? AND s.pos = (SELECT min(p.pos) FROM unnest(current_schemas(false)) "
+        "WITH ORDINALITY AS p(name, pos) JOIN information_schema.columns d ON d.table_schema = p.name::text "
+        "WHERE d.table_name = ?) ORDER BY c.ordinal_position",
+        {name, name});
+    if (!rows.ok()) return rows.status();
+    return ColumnsFromRows(*rows, &PostgresColumnKind);
+  }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
                                          int64_t now_ms, int64_t lease_until_ms) override;

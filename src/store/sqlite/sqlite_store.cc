@@ -10,6 +10,7 @@
 
 #include "core/record_row.h"
 #include "idem/store.h"
+#include "store/column_kind.h"
 #include "store/record_sql.h"
 #include "store/sqlite/sqlite_db.h"
 
@@ -68,6 +69,14 @@ class SqliteTx final : public StoreTx {
   }
   Status Release(std::string_view name) override { return db_->Exec("RELEASE " + std::string(name), {}).status(); }
   idem::Dialect Dialect() const override { return idem::Dialect::kSqlite; }
+
+  // pragma_table_info as a table-valued function takes the name as a bound
+  // parameter (the PRAGMA statement would need it spliced into the text).
+  Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
+    auto rows = db_->Query("SELECT name, type FROM pragma_table_info(?) ORDER BY cid", {std::string(table)});
+    if (!rows.ok()) return rows.status();
+    return ColumnsFromRows(*rows, &SqliteColumnKind);
+  }
 
   Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
                                          int64_t now_ms, int64_t lease_until_ms) override {
