@@ -10,12 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "idem/embedded_queue.h"
@@ -29,6 +27,31 @@ namespace {
 using testing::TempDir;
 
 constexpr int kTopUps = 3000;
+
+// How many messages the queue file holds, read over one open connection so
+// that a change is seen right after the commit that makes it.
+class QueueCounter {
+ public:
+  explicit QueueCounter(const std::string& queue_file) {
+    EXPECT_EQ(sqlite3_open_v2(queue_file.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_busy_timeout(db_, 10'000);
+    EXPECT_EQ(sqlite3_prepare_v2(db_, "SELECT COUNT(*) FROM idem_queue", -1, &st_, nullptr), SQLITE_OK);
+  }
+  ~QueueCounter() {
+    sqlite3_finalize(st_);
+    sqlite3_close(db_);
+  }
+  size_t Count() {
+    size_t n = 0;
+    if (sqlite3_step(st_) == SQLITE_ROW) n = static_cast<size_t>(sqlite3_column_int64(st_, 0));
+    sqlite3_reset(st_);
+    return n;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* st_ = nullptr;
+};
 
 // The msg_id of every message the queue file still holds.
 std::set<std::string> QueuedIds(const std::string& queue_file) {
@@ -93,22 +116,23 @@ TEST(DecisionLogSigkillTest, EveryAcknowledgedMessageHasItsDecisionLineAfterASig
   std::ofstream(config) << "[broker]\nurl = \"queue:" << queue_file << "\"\n"
                         << "[store]\nurl = \"sqlite:" << dir.File("s.db") << "\"\n"
                         << "[service]\nlog_decisions = true\n"
-                        << "[[consumer]]\ngroup = \"payments\"\nworkers = 2\nbatch_size = 16\nmax_linger_ms = 0\n"
+                        // Large batches: writing a batch's lines takes a good part of its time,
+                        // so a kill right after an acknowledgement finds them being written.
+                        << "[[consumer]]\ngroup = \"payments\"\nworkers = 1\nbatch_size = 200\nmax_linger_ms = 0\n"
                         << "handlers = [\"payments\"]\n";
   const std::set<std::string> published = QueuedIds(queue_file);
   ASSERT_EQ(published.size(), static_cast<size_t>(kTopUps));
 
-  // Several kills, each once some more batches have been acknowledged, so the
-  // kill lands in different places of a batch.
+  // Several kills, each the moment the queue shows an acknowledgement, so that
+  // a consumer which acknowledged before writing its lines is caught between.
   size_t remaining = published.size();
-  for (int round = 0; round < 4 && remaining > 0; ++round) {
+  QueueCounter counter(queue_file);
+  for (int round = 0; round < 8 && remaining > 0; ++round) {
     const size_t at_start = remaining;
     const pid_t pid = StartIdem(config, log_file);
     ASSERT_GT(pid, 0);
-    // A batch or two acknowledged: the queue holds fewer messages. (The wait
-    // between looks only spares the CPU; the condition is what is waited for.)
-    while ((remaining = QueuedIds(queue_file).size()) + 20 > at_start && remaining > 0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (counter.Count() == at_start) {
+    }
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
