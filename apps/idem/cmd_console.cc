@@ -44,6 +44,7 @@ void Serve(const ConsoleArgs& a) {
   if (listen.empty()) throw CliError("where to listen: --listen HOST:PORT or [service] http_listen in " + a.config, 2);
   Env* env = Env::Default();
   service::JsonLog log(&std::cout, env);
+  const service::BackendLogRoute backend_log(&log);  // the Kafka adapter's lines are JSON lines too
   service::BlockStopSignals();  // before the server's threads exist, so only sigwait sees them
   auto console = console::Console::Open(
       {config->console, config->broker_url, config->store_url,

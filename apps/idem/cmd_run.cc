@@ -6,6 +6,8 @@
 // service could not start, or a second signal (or the shutdown bound)
 // abandoned deliveries; 2 when the file is wrong, or a declarative step names
 // a table or column the store does not have (nothing was started).
+#include <unistd.h>
+
 #include <iostream>
 
 #include "cli_util.h"
@@ -14,6 +16,7 @@
 #include "ops/metrics.h"
 #include "service/config.h"
 #include "service/http_endpoint.h"
+#include "service/json_log.h"
 #include "service/readiness.h"
 #include "service/service.h"
 #include "service/supervise.h"
@@ -77,7 +80,8 @@ int Serve(const RunArgs& a) {
   const service::HandlerRegistry registry = Registry();
   if (Status s = service::CheckConfig(config, registry); !s.ok()) throw CliError(s.message(), 2);
   Env* env = Env::Default();
-  service::JsonLog log(&std::cout, env);
+  service::JsonLog log(STDOUT_FILENO, env);  // write(2) per line: a SIGKILL loses no line written
+  const service::BackendLogRoute backend_log(&log);  // Kafka's adapter and librdkafka log here too
   // Before any thread exists, so every worker inherits the blocked mask.
   service::BlockStopSignals();
   ops::ServiceMetrics metrics;

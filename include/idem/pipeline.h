@@ -84,7 +84,10 @@ class Pipeline {
   // REQUIRES: before the first RunOnce; one handler per topic.
   Status Register(HandlerSpec spec);
 
-  // Where decisions are written. Default: none (counters only).
+  // Where decisions are written, one call per message, after the batch commits
+  // and before its messages are settled with the source (a source settling
+  // inside the store's transaction has acknowledged with the COMMIT). Default:
+  // none (counters only).
   void SetDecisionSink(DecisionSink sink);
 
   // Puts a fast filter (Redis, LRU) in front of the durable guard. Fails if the

@@ -10,11 +10,13 @@
 //            its handler run (core/batch_transaction); if the store fails, what
 //            is undecided is given back.
 //   Follow   in-batch copies take their primary's fate.
+//   Report   decisions and counters, once per message — before Settle, so a
+//            decision log written by the sink holds every message the source
+//            is then told to acknowledge, even if the process dies right after.
 //   Settle   one call to the source, mapping each message's outcome. A source
 //            that can settle through the store's transaction (the embedded
 //            queue in the store's file) has the acks written just before the
 //            COMMIT instead (core/acks_in_transaction), and only the rest here.
-//   Report   decisions and counters, once per message.
 #include "idem/pipeline.h"
 
 #include <algorithm>
@@ -258,8 +260,8 @@ BatchReport Pipeline::Impl::RunOnce() {
   if (!stalled) stalled = !Store(items, &transaction_tries, &report);
   JudgeVariants(items, env_->NowMs(), opt_.retry);
   FollowPrimaries(items);
-  Settle(items, &report);
   Report(items, transaction_tries, &report);
+  Settle(items, &report);
   // While a dependency is down, stop taking messages for a while.
   if (stalled) env_->SleepMs(unavailable_backoff_ms_);
   return report;

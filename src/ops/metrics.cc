@@ -6,6 +6,10 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
+#include <map>
+#include <tuple>
+
 namespace idem::ops {
 
 using prometheus::Histogram;
@@ -16,6 +20,9 @@ struct ServiceMetrics::Families {
   prometheus::Family<prometheus::Histogram>* batch_seconds;
   prometheus::Family<prometheus::Histogram>* batch_size;
   prometheus::Family<prometheus::Counter>* batch_failures;
+  prometheus::Family<prometheus::Gauge>* last_progress;
+  prometheus::Family<prometheus::Gauge>* in_flight_age;
+  prometheus::Family<prometheus::Gauge>* backlog;
   prometheus::Gauge* dead_letters;
   prometheus::Gauge* dead_letter_age;
   prometheus::Family<prometheus::Gauge>* filter_degraded;
@@ -37,6 +44,10 @@ const Histogram::BucketBoundaries kSeconds{0.001, 0.0025, 0.005, 0.01, 0.025, 0.
                                            0.25,  0.5,    1,     2.5,  5,     10,   30};
 const Histogram::BucketBoundaries kSizes{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000, 10000};
 
+// Every value OutcomeLabel returns.
+const char* const kOutcomes[] = {"first",         "duplicate", "filtered", "conflict",
+                                 "retried",       "dead_lettered", "released", "in_flight"};
+
 }  // namespace
 
 const char* OutcomeLabel(const Decision& d) {
@@ -54,7 +65,8 @@ const char* OutcomeLabel(const Decision& d) {
   return "unknown";
 }
 
-ServiceMetrics::ServiceMetrics() : registry_(std::make_shared<prometheus::Registry>()), f_(new Families()) {
+ServiceMetrics::ServiceMetrics(Env* env)
+    : env_(env ? env : Env::Default()), registry_(std::make_shared<prometheus::Registry>()), f_(new Families()) {
   prometheus::Registry& r = *registry_;
   f_->messages = &prometheus::BuildCounter()
                       .Name("idem_messages_total")
@@ -76,6 +88,18 @@ ServiceMetrics::ServiceMetrics() : registry_(std::make_shared<prometheus::Regist
                             .Name("idem_batch_failures_total")
                             .Help("Batches that could not be committed or settled (logged as batch_failed)")
                             .Register(r);
+  f_->last_progress = &prometheus::BuildGauge()
+                           .Name("idem_last_progress_timestamp_seconds")
+                           .Help("Unix time when a batch of the group last settled (the start time until one has)")
+                           .Register(r);
+  f_->in_flight_age = &prometheus::BuildGauge()
+                           .Name("idem_oldest_in_flight_age_seconds")
+                           .Help("Seconds the oldest message a worker of the group holds has been held (0 when none)")
+                           .Register(r);
+  f_->backlog = &prometheus::BuildGauge()
+                     .Name("idem_backlog_messages")
+                     .Help("Messages waiting for the group at the broker (ready to deliver; Kafka: the lag)")
+                     .Register(r);
   f_->dead_letters = &prometheus::BuildGauge()
                           .Name("idem_dead_letter_messages")
                           .Help("Messages in the dead-letter queue")
@@ -119,6 +143,51 @@ ServiceMetrics::ServiceMetrics() : registry_(std::make_shared<prometheus::Regist
 }
 
 ServiceMetrics::~ServiceMetrics() = default;
+
+void ServiceMetrics::DeclareGroup(std::string_view group, const std::vector<std::string>& handlers) {
+  const std::string g(group);
+  for (const std::string& h : handlers) {
+    for (const char* outcome : kOutcomes) f_->messages->Add({{"group", g}, {"handler", h}, {"outcome", outcome}});
+    f_->handler_seconds->Add({{"group", g}, {"handler", h}}, kSeconds);
+  }
+  f_->batch_seconds->Add({{"group", g}}, kSeconds);
+  f_->batch_size->Add({{"group", g}}, kSizes);
+  f_->batch_failures->Add({{"group", g}});
+  f_->in_flight_age->Add({{"group", g}});
+  prometheus::Gauge& progress = f_->last_progress->Add({{"group", g}});
+  if (progress.Value() == 0) progress.Set(static_cast<double>(env_->NowMs()) / 1000.0);
+}
+
+void ServiceMetrics::OnProgress(std::string_view group) {
+  f_->last_progress->Add({{"group", std::string(group)}}).Set(static_cast<double>(env_->NowMs()) / 1000.0);
+}
+
+void ServiceMetrics::SetBacklog(std::string_view group, int64_t messages) {
+  if (messages < 0) return;
+  f_->backlog->Add({{"group", std::string(group)}}).Set(static_cast<double>(messages));
+}
+
+std::atomic<int64_t>* ServiceMetrics::InFlightClock(std::string_view group) {
+  std::lock_guard<std::mutex> lock(clocks_mu_);
+  clocks_.emplace_back(std::piecewise_construct, std::forward_as_tuple(group), std::forward_as_tuple(0));
+  f_->in_flight_age->Add({{"group", std::string(group)}});
+  return &clocks_.back().second;
+}
+
+void ServiceMetrics::RefreshInFlightAges() {
+  const int64_t now = env_->NowMs();
+  std::map<std::string, int64_t> oldest;  // group → the earliest since_ms of its workers (0: none held)
+  {
+    std::lock_guard<std::mutex> lock(clocks_mu_);
+    for (const auto& [group, clock] : clocks_) {
+      const int64_t since = clock.load();
+      int64_t& o = oldest[group];
+      if (since > 0 && (o == 0 || since < o)) o = since;
+    }
+  }
+  for (const auto& [group, since] : oldest)
+    f_->in_flight_age->Add({{"group", group}}).Set(since > 0 ? std::max<int64_t>(0, now - since) / 1000.0 : 0.0);
+}
 
 void ServiceMetrics::OnDecision(const Decision& d) {
   f_->messages->Add({{"group", d.consumer_group}, {"handler", d.topic}, {"outcome", OutcomeLabel(d)}}).Increment();
@@ -166,6 +235,9 @@ void ServiceMetrics::SetOutbox(int64_t pending, double oldest_pending_age_second
   f_->outbox_dead->Set(static_cast<double>(dead));
 }
 
-std::string ServiceMetrics::Scrape() const { return prometheus::TextSerializer().Serialize(registry_->Collect()); }
+std::string ServiceMetrics::Scrape() {
+  RefreshInFlightAges();
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
 
 }  // namespace idem::ops

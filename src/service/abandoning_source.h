@@ -4,10 +4,17 @@
 // (Source::Abandon), so a forced stop never acks what it did not
 // finish and the broker delivers those messages again at once. Effects that
 // committed before the abandon come back as duplicates, which the guard absorbs.
+// With an in-flight clock it also notes when it handed out messages, for
+// idem_oldest_in_flight_age_seconds (the worker resets the clock once the batch
+// is settled).
 //
 // Thread safety: used by its worker's thread only, like the source it wraps.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+
+#include "idem/env.h"
 #include "idem/source.h"
 #include "service/control.h"
 
@@ -21,6 +28,12 @@ class AbandoningSource final : public Source {
   Status Settle(const std::vector<Settlement>& settlements) override;
   Status Abandon() override { return source_->Abandon(); }
 
+  // `clock` (may be null) gets Env::NowMs() when a poll hands out messages while it is 0.
+  void SetInFlightClock(std::atomic<int64_t>* clock, Env* env) {
+    clock_ = clock;
+    env_ = env;
+  }
+
   // Settlements given back rather than made since the abandon, for the log.
   size_t abandoned() const { return abandoned_; }
 
@@ -28,6 +41,8 @@ class AbandoningSource final : public Source {
   Source* source_;
   const Control* control_;
   size_t abandoned_ = 0;
+  std::atomic<int64_t>* clock_ = nullptr;
+  Env* env_ = nullptr;
 };
 
 }  // namespace idem::service

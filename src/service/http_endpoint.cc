@@ -12,22 +12,30 @@ HttpEndpoint::HttpEndpoint(ops::ServiceMetrics* metrics, Readiness* readiness)
     : metrics_(metrics), readiness_(readiness), server_(std::make_unique<httplib::Server>()) {
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   if (!metrics_ || !readiness_) return;
+  monitor_ = std::make_unique<ReadinessMonitor>(readiness_, Env::Default());
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    readiness_->Check();
+    (void)monitor_->Latest(kProbeWaitMs);  // refreshes the gauges the probe sets, when it answers in time
     res.set_content(metrics_->Scrape(), "text/plain; version=0.0.4; charset=utf-8");
   });
   server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
-    const ReadinessReport r = readiness_->Check();
+    const ReadinessView v = monitor_->Latest(kProbeWaitMs);
+    const ReadinessReport& r = v.report;
     nlohmann::json body{{"ready", r.ready()},
                         {"broker", r.broker_ok ? "ok" : r.broker_error},
                         {"store", r.store_ok ? "ok" : r.store_error}};
+    if (!v.fresh && v.probed)
+      body["probe"] = "the probe under way has not answered for " + std::to_string(v.probe_running_ms) +
+                      " ms (a dependency is slow or locked); this is the last finished probe's answer";
     if (!r.outbox_relay.empty()) body["outbox_relay"] = r.outbox_relay;
     res.status = r.ready() ? 200 : 503;
     res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "application/json");
   });
 }
 
-HttpEndpoint::~HttpEndpoint() { Stop(); }
+HttpEndpoint::~HttpEndpoint() {
+  Stop();
+  monitor_.reset();  // after the server: no request uses it any more
+}
 
 void HttpEndpoint::MountConsole(console::Console& console) { console.Mount(*server_); }
 

@@ -1,10 +1,15 @@
 // HttpEndpoint: the service's one HTTP port.
 //
 //   GET /metrics   the Prometheus text format (ops/metrics.h), after a readiness
-//                  probe so the dead-letter and idem_up gauges are fresh
+//                  probe so the dead-letter, backlog and idem_up gauges are fresh
 //   GET /healthz   200 "ok" while the process serves requests
 //   GET /readyz    200 when the broker and the store answer and the schema is
 //                  current, else 503; the JSON body says what failed
+//
+// The probes run on a thread of their own (service/readiness_monitor.h): a
+// request waits for a fresh one at most kProbeWaitMs, then answers from the
+// last probe that finished, so every answer comes within a second even while
+// a store transaction is stuck.
 //   /console/…     the dead-letter console, when mounted (console/console_server.h)
 //
 // Without metrics and readiness (null) only /healthz and the console are served
@@ -22,6 +27,7 @@
 #include "ops/metrics.h"
 #include "service/json_log.h"
 #include "service/readiness.h"
+#include "service/readiness_monitor.h"
 
 namespace httplib {
 class Server;
@@ -44,9 +50,13 @@ class HttpEndpoint {
   void MountConsole(console::Console& console);
   void Stop();
 
+  // How long a request waits for a fresh readiness probe.
+  static constexpr int64_t kProbeWaitMs = 800;
+
  private:
   ops::ServiceMetrics* metrics_;
   Readiness* readiness_;
+  std::unique_ptr<ReadinessMonitor> monitor_;  // null without readiness
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::atomic<bool> listen_returned_{false};

@@ -3,6 +3,10 @@
 // Every line has "ts" (UTC, milliseconds), "level" and "event"; the rest are
 // the event's fields. Lines from different threads never interleave. Nothing
 // that reaches here may hold a payload: callers pass keys, ids and reasons only.
+//
+// On a file descriptor each line is handed to the kernel with write(2) before
+// Write returns — no stdio or stream buffer holds it — so a line written
+// before an acknowledgement survives a SIGKILL right after it.
 #pragma once
 
 #include <mutex>
@@ -17,6 +21,8 @@ namespace idem::service {
 class JsonLog {
  public:
   JsonLog(std::ostream* out, Env* env) : out_(out), env_(env) {}
+  // Writes each line to `fd` (not owned) with write(2).
+  JsonLog(int fd, Env* env) : fd_(fd), env_(env) {}
 
   void Info(std::string_view event, nlohmann::json fields = nlohmann::json::object()) {
     Write("info", event, std::move(fields));
@@ -31,8 +37,20 @@ class JsonLog {
 
  private:
   std::mutex mu_;
-  std::ostream* out_;
+  std::ostream* out_ = nullptr;
+  int fd_ = -1;
   Env* env_;
+};
+
+// While it lives, every backend adapter's diagnostics (idem/backend_log.h:
+// Kafka's adapter, librdkafka) are lines of `log`, with the adapter as "source"
+// and their text as "message". `log` must outlive it.
+class BackendLogRoute {
+ public:
+  explicit BackendLogRoute(JsonLog* log);
+  ~BackendLogRoute();  // back to stderr
+  BackendLogRoute(const BackendLogRoute&) = delete;
+  BackendLogRoute& operator=(const BackendLogRoute&) = delete;
 };
 
 }  // namespace idem::service

@@ -42,6 +42,10 @@ void Readiness::ProbeBroker(ReadinessReport* r) {
     return;
   }
   r->broker_ok = true;
+  // One group consumes everything the broker holds for this service, so what is
+  // ready is its backlog. Several groups share an embedded queue by topic, and
+  // the queue's count is not one group's.
+  if (config_.consumers.size() == 1) metrics_->SetBacklog(config_.consumers[0].group, stats->ready);
   const double age_s = stats->oldest_dead_ms > 0 && stats->dead > 0
                            ? static_cast<double>(env_->NowMs() - stats->oldest_dead_ms) / 1000.0
                            : 0.0;

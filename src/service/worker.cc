@@ -81,6 +81,11 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
   w->store_ = std::move(*store);
 
   w->source_ = std::make_unique<AbandoningSource>(&w->broker_->source(), control);
+  w->in_flight_since_ms_ = metrics->InFlightClock(consumer.group);
+  w->source_->SetInFlightClock(w->in_flight_since_ms_, env);
+  std::vector<std::string> topics;
+  for (const HandlerSpec& h : handlers) topics.push_back(h.topic);
+  metrics->DeclareGroup(consumer.group, topics);
   w->pipeline_ = std::make_unique<Pipeline>(w->source_.get(), w->store_.get(), env, PipelineOptionsFor(consumer));
   for (HandlerSpec& h : handlers) {
     const std::string topic = h.topic;
@@ -152,8 +157,10 @@ void Worker::Run(bool until_idle) {
     filter_degraded_ = false;
     const int64_t start_us = env_->MonotonicMicros();
     BatchReport r = pipeline_->RunOnce();
+    in_flight_since_ms_->store(0);  // settled, or given back
     const double seconds = static_cast<double>(env_->MonotonicMicros() - start_us) / 1e6;
     if (r.polled > 0 || !r.status.ok()) metrics_->OnBatch(group_, r, seconds, filter_degraded_, filter_policy_);
+    if (r.polled > 0 && r.status.ok()) metrics_->OnProgress(group_);
     NoteFilterState(r);
     Report(r);
     if (until_idle && r.polled == 0 && r.status.ok()) {

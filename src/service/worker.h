@@ -10,6 +10,7 @@
 // Thread safety: Open on any thread; Run on exactly one.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +71,7 @@ class Worker {
   std::unique_ptr<AbandoningSource> source_;
   std::unique_ptr<Pipeline> pipeline_;
   int64_t failed_batches_ = 0;
+  std::atomic<int64_t>* in_flight_since_ms_ = nullptr;  // ServiceMetrics::InFlightClock
 };
 
 }  // namespace idem::service

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <signal.h>
+#include <sqlite3.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -55,6 +56,38 @@ void Publish(const TempDir& dir) {
   ASSERT_TRUE((*queue)->PublishBatch(batch).ok());
 }
 
+// The schema, without a message: a consumer that starts idle.
+void CreateStore(const TempDir& dir) {
+  auto store = OpenSqliteStore(dir.File("s.db"), {}, Env::Default());
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(payments::CreateSchema(**store, payments::SchemaVariant::kGuarded).ok());
+  ASSERT_TRUE(payments::SeedData(**store, {{"U1", 0}}, {}, {}).ok());
+  ASSERT_TRUE(EmbeddedQueue::Open(dir.File("q.db"), {}, Env::Default()).ok());
+}
+
+void PublishTopUps(const TempDir& dir, int n) {
+  auto queue = EmbeddedQueue::Open(dir.File("q.db"), {}, Env::Default());
+  ASSERT_TRUE(queue.ok());
+  std::vector<Message> batch;
+  for (int i = 0; i < n; ++i) {
+    Message m;
+    m.topic = payments::kTopicTopUp;
+    m.payload = payments::ToPayload(payments::TopUp{"T" + std::to_string(i), "U1", 1});
+    batch.push_back(m);
+  }
+  ASSERT_TRUE((*queue)->PublishBatch(batch).ok());
+}
+
+QueueStats QueueNow(const TempDir& dir) {
+  EmbeddedQueueOptions inspect;
+  inspect.create_if_missing = false;  // only reads: no schema statements beside the workers' polls
+  auto queue = EmbeddedQueue::Open(dir.File("q.db"), inspect, Env::Default());
+  EXPECT_TRUE(queue.ok());
+  auto stats = queue.ok() ? (*queue)->Stats() : Result<QueueStats>(queue.status());
+  EXPECT_TRUE(stats.ok());
+  return stats.ok() ? *stats : QueueStats{};
+}
+
 std::string Config(const TempDir& dir) {
   const std::string path = dir.File("run.toml");
   std::ofstream(path) << "[broker]\nurl = \"queue:" << dir.File("q.db") << "\"\n"
@@ -67,8 +100,9 @@ std::string Config(const TempDir& dir) {
 
 class MetricsHttpTest : public ::testing::Test {
  protected:
-  void Start() {
-    Publish(dir_);
+  void Start(bool publish = true) {
+    if (publish) Publish(dir_);
+    else CreateStore(dir_);
     run_ = std::make_unique<RunningIdem>(std::vector<std::string>{"run", "--config", Config(dir_)});
     const auto listening = run_->WaitForEvent("http_listening");
     ASSERT_EQ(listening.value("event", ""), "http_listening") << run_->Output();
@@ -166,6 +200,97 @@ TEST_F(MetricsHttpTest, ReadinessFlipsWhenTheStoreGoesAwayAndComesBack) {
   auto back = client_->Get("/readyz");
   ASSERT_TRUE(back);
   EXPECT_EQ(back->status, 200) << back->body;
+  Stop();
+}
+
+TEST_F(MetricsHttpTest, EverySeriesOfTheConfiguredHandlersIsExportedAtZeroBeforeTheFirstMessage) {
+  Start(/*publish=*/false);
+  auto res = client_->Get("/metrics");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  const std::string scrape = res->body;
+  // Every handler of the "payments" set, every outcome: rate() and the alerts see the first message.
+  for (const char* handler : {payments::kTopicPaySuccess, payments::kTopicRefund, payments::kTopicShip,
+                              payments::kTopicFinish, payments::kTopicTopUp})
+    for (const char* outcome :
+         {"first", "duplicate", "filtered", "conflict", "retried", "dead_lettered", "released", "in_flight"})
+      EXPECT_EQ(Sample(scrape, "idem_messages_total",
+                       {"group=\"payments\"", "handler=\"" + std::string(handler) + "\"",
+                        "outcome=\"" + std::string(outcome) + "\""}),
+                0)
+          << handler << " " << outcome << "\n"
+          << scrape;
+  const std::vector<std::string> topups{"group=\"payments\"", "handler=\"account.topup\""};
+  EXPECT_EQ(Sample(scrape, "idem_handler_duration_seconds_count", topups), 0) << scrape;
+  EXPECT_EQ(Sample(scrape, "idem_batch_duration_seconds_count", {"group=\"payments\""}), 0) << scrape;
+  EXPECT_EQ(Sample(scrape, "idem_batch_failures_total", {"group=\"payments\""}), 0) << scrape;
+  EXPECT_EQ(Sample(scrape, "idem_oldest_in_flight_age_seconds", {"group=\"payments\""}), 0) << scrape;
+  EXPECT_EQ(Sample(scrape, "idem_backlog_messages", {"group=\"payments\""}), 0) << scrape;
+  EXPECT_GT(Sample(scrape, "idem_last_progress_timestamp_seconds", {"group=\"payments\""}), 0) << scrape;
+  Stop();
+}
+
+TEST_F(MetricsHttpTest, ProgressTimestampMovesWhenABatchSettles) {
+  Start(/*publish=*/false);
+  auto idle = client_->Get("/metrics");
+  ASSERT_TRUE(idle);
+  const double started = Sample(idle->body, "idem_last_progress_timestamp_seconds", {"group=\"payments\""});
+  ASSERT_GT(started, 0) << idle->body;
+  const int64_t before_publish_ms = Env::Default()->NowMs();
+  PublishTopUps(dir_, 5);
+  const auto batch = run_->WaitForEvent("batch");
+  ASSERT_EQ(batch.value("event", ""), "batch") << run_->Output();
+  auto after = client_->Get("/metrics");
+  ASSERT_TRUE(after);
+  const double progressed = Sample(after->body, "idem_last_progress_timestamp_seconds", {"group=\"payments\""});
+  // Set when the consumer started, then again when the batch settled — after the messages were published.
+  EXPECT_LE(std::llround(started * 1000), before_publish_ms) << idle->body;
+  EXPECT_GE(std::llround(progressed * 1000), before_publish_ms) << after->body;
+  EXPECT_GT(progressed, started);
+  Stop();
+}
+
+// Another connection holds a write transaction on the store: the workers and
+// the readiness probe wait for its lock, and the HTTP port still answers —
+// from what the last probe found and what the workers published — with the
+// backlog the queue holds and the batch a worker is stuck on.
+TEST_F(MetricsHttpTest, MetricsAndReadinessAnswerWhileAStoreTransactionIsStuck) {
+  Start(/*publish=*/false);
+  auto ready = client_->Get("/readyz");
+  ASSERT_TRUE(ready);
+  ASSERT_EQ(ready->status, 200) << ready->body;
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("s.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  constexpr int kWaiting = 100;
+  PublishTopUps(dir_, kWaiting);
+  // Both workers (batches of 16) have taken a batch and wait for the store's lock.
+  constexpr int kHeld = 2 * 16;
+  QueueStats q;
+  do q = QueueNow(dir_);
+  while (q.in_flight != kHeld && !::testing::Test::HasFailure());
+  ASSERT_EQ(q.ready, kWaiting - kHeld);
+
+  auto scrape = client_->Get("/metrics");
+  ASSERT_TRUE(scrape) << "no answer from /metrics while the store is locked";
+  EXPECT_EQ(scrape->status, 200);
+  EXPECT_EQ(Sample(scrape->body, "idem_backlog_messages", {"group=\"payments\""}), kWaiting - kHeld) << scrape->body;
+  EXPECT_EQ(Sample(scrape->body, "idem_messages_total",
+                   {"group=\"payments\"", "handler=\"account.topup\"", "outcome=\"first\""}),
+            0);
+  EXPECT_GE(Sample(scrape->body, "idem_oldest_in_flight_age_seconds", {"group=\"payments\""}), 0) << scrape->body;
+  auto readyz = client_->Get("/readyz");
+  ASSERT_TRUE(readyz) << "no answer from /readyz while the store is locked";
+  // A lock someone holds is not a store that is down.
+  EXPECT_EQ(readyz->status, 200) << readyz->body;
+  EXPECT_NE(readyz->body.find("\"store\":\"ok\""), std::string::npos) << readyz->body;
+  auto health = client_->Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+
+  ASSERT_EQ(sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
   Stop();
 }
 

@@ -15,6 +15,9 @@ Result<std::string> BootstrapServers(const KafkaOptions& o);
 // rdkafka.NAME pass-through of `o`. An invalid property names itself.
 Result<ConfHandle> BaseConfig(const KafkaOptions& o, const std::string& bootstrap);
 
+// Sends the client's own log lines to the process's backend log (idem/backend_log.h).
+void RouteClientLog(rd_kafka_conf_t* conf);
+
 // Sets `name` = `value` on `conf`, or says which property librdkafka refused.
 Status SetConf(rd_kafka_conf_t* conf, const std::string& name, const std::string& value);
 

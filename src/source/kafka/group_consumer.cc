@@ -1,5 +1,7 @@
 #include "source/kafka/group_consumer.h"
 
+#include "idem/backend_log.h"
+
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -31,7 +33,10 @@ PartitionList ListOf(const std::vector<std::pair<PartitionKey, int64_t>>& offset
   return list;
 }
 
-void Warn(const std::string& what) { std::fprintf(stderr, "idem kafka: %s\n", what.c_str()); }
+// Through the process's backend log (the service's JSON log), never straight to stderr.
+void Warn(std::string_view event, const std::string& what) {
+  BackendLog(BackendLogLevel::kWarn, "kafka", event, what);
+}
 
 }  // namespace
 
@@ -72,7 +77,7 @@ GroupConsumer::~GroupConsumer() {
   if (!rk_) return;
   if (subscribed_) {
     Status s = CommitNow();
-    if (!s.ok()) Warn("closing: " + s.ToString());
+    if (!s.ok()) Warn("kafka_close_commit_failed", s.ToString());
     // Runs the revoke callback (which commits again what is settled) and leaves the group.
     rd_kafka_consumer_close(rk_.get());
   }
@@ -124,7 +129,7 @@ void GroupConsumer::Assign(rd_kafka_topic_partition_list_t* parts) {
   rd_kafka_resume_partitions(rk_.get(), parts);
   if (cooperative_) {
     ErrorHandle e(rd_kafka_incremental_assign(rk_.get(), parts));
-    if (e) Warn("incremental assign: " + std::string(rd_kafka_error_string(e.get())));
+    if (e) Warn("kafka_assign_failed", rd_kafka_error_string(e.get()));
   } else {
     rd_kafka_assign(rk_.get(), parts);
   }
@@ -140,13 +145,13 @@ void GroupConsumer::Revoke(rd_kafka_topic_partition_list_t* parts) {
     Status s = Commit(keys);
     // On the mock cluster an eager revoke commit gets REBALANCE_IN_PROGRESS; the
     // next owner then gets copies, which the guard absorbs.
-    if (!s.ok()) Warn("commit at revocation: " + s.ToString());
+    if (!s.ok()) Warn("kafka_revoke_commit_failed", s.ToString());
   }
   for (const PartitionKey& k : keys) Forget(k);
   rd_kafka_resume_partitions(rk_.get(), parts);
   if (cooperative_) {
     ErrorHandle e(rd_kafka_incremental_unassign(rk_.get(), parts));
-    if (e) Warn("incremental unassign: " + std::string(rd_kafka_error_string(e.get())));
+    if (e) Warn("kafka_unassign_failed", rd_kafka_error_string(e.get()));
   } else {
     rd_kafka_assign(rk_.get(), nullptr);
   }
@@ -208,7 +213,7 @@ void GroupConsumer::CommitIfDue() {
   const int64_t failures_before = commit_failures_;
   Status s = CommitNow();
   // One line per run of failures (a rebalance or an outage fails every try).
-  if (!s.ok() && failures_before == failed_run_start_) Warn(s.ToString() + "; later commits retry");
+  if (!s.ok() && failures_before == failed_run_start_) Warn("kafka_commit_failed", s.ToString() + "; later commits retry");
   if (s.ok()) failed_run_start_ = commit_failures_;
 }
 
@@ -231,7 +236,7 @@ void GroupConsumer::PauseUntil(const rd_kafka_message_t* record, int64_t due_ms)
   // Fetch it again once resumed: the records after it were fetched already and
   // are discarded with this seek.
   ErrorHandle e(rd_kafka_seek_partitions(rk_.get(), list.get(), static_cast<int>(options_.request_timeout_ms)));
-  if (e) Warn("seek to a retry record: " + std::string(rd_kafka_error_string(e.get())));
+  if (e) Warn("kafka_seek_failed", rd_kafka_error_string(e.get()));
   paused_until_[key] = due_ms;
 }
 
@@ -281,7 +286,7 @@ Result<std::vector<FetchedRecord>> GroupConsumer::Poll(size_t max, int64_t max_w
         return Status::Permanent(std::string("Kafka: the consumer failed for good: ") + reason);
       // Transport errors, unknown topics and the like are reported here and
       // retried by librdkafka itself.
-      if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) Warn(rd_kafka_message_errstr(m.get()));
+      if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) Warn("kafka_consume_error", rd_kafka_message_errstr(m.get()));
       continue;
     }
     const PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};

@@ -20,6 +20,7 @@ Result<std::string> KafkaMockBootstrapServers() {
   kafka::ConfHandle conf(rd_kafka_conf_new());
   Status s = kafka::SetConf(conf.get(), "log_level", "3");
   if (!s.ok()) return s;
+  kafka::RouteClientLog(conf.get());
   auto rk = kafka::NewClient(RD_KAFKA_PRODUCER, std::move(conf));
   if (!rk.ok()) return rk.status();
   rd_kafka_mock_cluster_t* cluster = rd_kafka_mock_cluster_new(rk->get(), 1);
