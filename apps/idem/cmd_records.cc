@@ -8,6 +8,7 @@
 
 #include "cli_checks.h"
 #include "cli_util.h"
+#include "idem/store_access.h"
 #include "json_out.h"
 #include "ops/record_listing.h"
 #include "ops/sweeper.h"
@@ -17,8 +18,10 @@
 namespace idem::cli {
 namespace {
 
+// Every records command reads or trims an existing store: none creates one
+// (a wrong path would otherwise list a new empty store as healthy).
 std::unique_ptr<Store> OpenStoreOrDie(const std::string& url) {
-  auto s = OpenStore(url, Env::Default());
+  auto s = OpenStore(url, Env::Default(), StoreAccess::kExisting);
   if (!s.ok()) throw CliError("cannot open the store " + RedactUrl(url) + ": " + s.status().ToString());
   return std::move(*s);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "idem/store_access.h"
 #include "ops/outbox/relay.h"
 
 namespace idem::service {
@@ -49,7 +50,8 @@ void Readiness::ProbeBroker(ReadinessReport* r) {
 }
 
 void Readiness::ProbeStore(ReadinessReport* r) {
-  auto store = OpenStore(config_.store_url, env_);
+  // A probe inspects: a deleted store file stays deleted (and not ready).
+  auto store = OpenStore(config_.store_url, env_, StoreAccess::kExisting);
   if (!store.ok()) {
     r->store_error = "cannot open the store: " + store.status().ToString();
     return;
