@@ -22,6 +22,7 @@ HttpEndpoint::HttpEndpoint(ops::ServiceMetrics* metrics, Readiness* readiness)
                         {"broker", r.broker_ok ? "ok" : r.broker_error},
                         {"store", r.store_ok ? "ok" : r.store_error}};
     if (!r.outbox_relay.empty()) body["outbox_relay"] = r.outbox_relay;
+    if (r.starting) body["starting"] = "still opening the store and the broker (see the start_waiting log lines)";
     res.status = r.ready() ? 200 : 503;
     res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "application/json");
   });

@@ -13,6 +13,7 @@ Readiness::Readiness(const ServiceConfig& config, Env* env, ops::ServiceMetrics*
 ReadinessReport Readiness::Check() {
   std::lock_guard<std::mutex> lock(mu_);
   ReadinessReport r;
+  r.starting = starting_;
   ProbeBroker(&r);
   ProbeStore(&r);
   metrics_->SetUp("broker", r.broker_ok);

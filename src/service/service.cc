@@ -1,6 +1,7 @@
 #include "service/service.h"
 
 #include "service/declarative_handler.h"
+#include "service/startup_wait.h"
 
 #include <algorithm>
 #include <chrono>
@@ -88,7 +89,7 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
   s->metrics_ = metrics;
   // Tables first, once, before any worker can receive a message for them.
   auto store = OpenStore(config.store_url, env);
-  if (!store.ok()) return Status::Unavailable("cannot open the store: " + store.status().ToString());
+  if (!store.ok()) return AsStartFailure("cannot open the store", store.status());
   std::map<std::string, bool> prepared;
   for (const ConsumerConfig& k : config.consumers)
     for (const Located& name : k.handler_sets) {
@@ -96,14 +97,14 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
       if (!set->prepare || prepared[name.value]) continue;
       prepared[name.value] = true;
       if (Status st = set->prepare(**store); !st.ok())
-        return Status::Unavailable("handler set \"" + name.value + "\" could not create its tables: " + st.ToString());
+        return AsStartFailure("handler set \"" + name.value + "\" could not create its tables", st);
     }
   if (!config.setup_sql.empty())
     if (Status st = (*store)->ExecScript(config.setup_sql); !st.ok())
-      return Status::Unavailable(config.path + ": [store] setup_sql failed: " + st.ToString());
+      return AsStartFailure(config.path + ": [store] setup_sql failed", st);
   if (config.retention.sweep_interval_ms > 0) {
     auto sweep_store = OpenStore(config.store_url, env);
-    if (!sweep_store.ok()) return Status::Unavailable("cannot open the store for retention: " + sweep_store.status().ToString());
+    if (!sweep_store.ok()) return AsStartFailure("cannot open the store for retention", sweep_store.status());
     s->sweep_store_ = std::move(*sweep_store);
     auto sweeper = ops::Sweeper::Create(s->sweep_store_.get(), SweepOptionsFor(config.retention),
                                         LongestRedeliveryWindowMs(config));
