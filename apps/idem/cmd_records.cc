@@ -145,9 +145,13 @@ void AddRecordsCommand(CLI::App& app) {
     auto c = service::LoadConfig(*config);
     if (!c.ok()) throw CliError(c.status().message(), 2);
     if (*window_days > 0) c->retention.window_days = *window_days;
+    // A window the file gets wrong is a usage error (exit 2) before the store is looked at.
+    const ops::SweepOptions options = service::SweepOptionsFor(c->retention);
+    const int64_t min_window_ms = service::LongestRedeliveryWindowMs(*c);
+    if (auto valid = ops::Sweeper::Create(nullptr, options, min_window_ms); !valid.ok())
+      throw CliError(valid.status().message(), 2);
     auto store = OpenStoreOrDie(c->store_url);
-    auto sweeper = ops::Sweeper::Create(store.get(), service::SweepOptionsFor(c->retention),
-                                        service::LongestRedeliveryWindowMs(*c));
+    auto sweeper = ops::Sweeper::Create(store.get(), options, min_window_ms);
     if (!sweeper.ok()) throw CliError(sweeper.status().message(), 2);
     ops::SweepStep step;
     int64_t batches = 0;
