@@ -4,7 +4,8 @@
 //                  probe so the dead-letter and idem_up gauges are fresh
 //   GET /healthz   200 "ok" while the process serves requests
 //   GET /readyz    200 when the broker and the store answer and the schema is
-//                  current, else 503; the JSON body says what failed
+//                  current, else 503 (also while `idem run` is still starting);
+//                  the JSON body says what failed
 //   /console/…     the dead-letter console, when mounted (console/console_server.h)
 //
 // Without metrics and readiness (null) only /healthz and the console are served

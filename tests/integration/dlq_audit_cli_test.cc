@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
 #include <fstream>
 #include <nlohmann/json.hpp>
 
