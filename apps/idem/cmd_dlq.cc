@@ -11,6 +11,7 @@
 #include "cli_util.h"
 #include "console/audited_change.h"
 #include "console/command_line_identity.h"
+#include "idem/store_access.h"
 #include "json_out.h"
 #include "service/config.h"
 
@@ -74,11 +75,14 @@ void RequireQueue(const DlqArgs& a) {
   if (a.queue.empty()) throw CliError("name the queue: --broker FILE_OR_URL, or --config FILE (its [broker] url)", 2);
 }
 
+// Reading the audit (verb "audit") creates nothing: a wrong --store is refused,
+// not answered with an empty trail in a new file.
 std::unique_ptr<Store> OpenAuditStoreOrDie(const Resolved& r, const char* verb) {
   if (r.store.empty())
     throw CliError(std::string("dlq ") + verb + " is audited in the store: pass --config FILE (the one idem run "
                    "reads) or --store URL", 2);
-  auto store = OpenStore(r.store, Env::Default());
+  const bool reading = std::string_view(verb) == "audit";
+  auto store = OpenStore(r.store, Env::Default(), reading ? StoreAccess::kExisting : StoreAccess::kCreate);
   if (!store.ok()) throw CliError("cannot open the audit store '" + RedactUrl(r.store) + "': " + store.status().ToString());
   return std::move(*store);
 }
@@ -219,7 +223,7 @@ void Purge(DlqArgs& a) {
 void Audit(DlqArgs& a) {
   const Resolved r = Resolve(a);
   std::unique_ptr<Store> store = OpenAuditStoreOrDie(r, "audit");
-  auto audit = console::AuditLog::Open(store.get());
+  auto audit = console::AuditLog::OpenExisting(store.get());
   if (!audit.ok()) throw CliError(audit.status().message());
   auto rows = audit->List(a.limit, a.before);
   if (!rows.ok()) throw CliError("cannot read the audit: " + rows.status().ToString());

@@ -10,6 +10,7 @@
 
 #include "cli_util.h"
 #include "idem/store.h"
+#include "idem/store_access.h"
 #include "json_out.h"
 #include "ops/outbox/relay.h"
 
@@ -28,14 +29,14 @@ struct RelayArgs {
   outbox::RelayOptions options;
 };
 
-std::unique_ptr<Store> OpenStoreOrDie(const std::string& url) {
-  auto store = OpenStore(url, Env::Default());
+std::unique_ptr<Store> OpenStoreOrDie(const std::string& url, StoreAccess access) {
+  auto store = OpenStore(url, Env::Default(), access);
   if (!store.ok()) throw CliError("cannot open store '" + RedactUrl(url) + "': " + store.status().ToString());
   return std::move(*store);
 }
 
 void RunRelay(const RelayArgs& a) {
-  auto store = OpenStoreOrDie(a.store_url);
+  auto store = OpenStoreOrDie(a.store_url, StoreAccess::kCreate);
   auto broker = OpenQueueOrDie(a.broker, QueueAccess::kCreate);
   outbox::Relay relay(*store, broker->publisher(), a.options);
   std::signal(SIGINT, OnStopSignal);
@@ -110,7 +111,7 @@ void AddOutboxCommand(CLI::App& app) {
   AddStoreOption(stats, stats_url.get(), "The store the handlers write to")->required();
   stats->add_flag("--json", *stats_json, "Print one JSON object");
   stats->callback([stats_url, stats_json] {
-    auto store = OpenStoreOrDie(*stats_url);
+    auto store = OpenStoreOrDie(*stats_url, StoreAccess::kExisting);  // stats create nothing
     auto s = outbox::ReadOutboxStats(*store);
     if (!s.ok()) throw CliError("cannot read the outbox: " + s.status().ToString());
     if (*stats_json) {

@@ -8,6 +8,7 @@
 
 #include "cli_checks.h"
 #include "cli_util.h"
+#include "idem/store_access.h"
 #include "json_out.h"
 #include "ops/record_listing.h"
 #include "ops/sweeper.h"
@@ -17,8 +18,10 @@
 namespace idem::cli {
 namespace {
 
+// Every records command reads or trims an existing store: none creates one
+// (a wrong path would otherwise list a new empty store as healthy).
 std::unique_ptr<Store> OpenStoreOrDie(const std::string& url) {
-  auto s = OpenStore(url, Env::Default());
+  auto s = OpenStore(url, Env::Default(), StoreAccess::kExisting);
   if (!s.ok()) throw CliError("cannot open the store " + RedactUrl(url) + ": " + s.status().ToString());
   return std::move(*s);
 }
@@ -142,9 +145,13 @@ void AddRecordsCommand(CLI::App& app) {
     auto c = service::LoadConfig(*config);
     if (!c.ok()) throw CliError(c.status().message(), 2);
     if (*window_days > 0) c->retention.window_days = *window_days;
+    // A window the file gets wrong is a usage error (exit 2) before the store is looked at.
+    const ops::SweepOptions options = service::SweepOptionsFor(c->retention);
+    const int64_t min_window_ms = service::LongestRedeliveryWindowMs(*c);
+    if (auto valid = ops::Sweeper::Create(nullptr, options, min_window_ms); !valid.ok())
+      throw CliError(valid.status().message(), 2);
     auto store = OpenStoreOrDie(c->store_url);
-    auto sweeper = ops::Sweeper::Create(store.get(), service::SweepOptionsFor(c->retention),
-                                        service::LongestRedeliveryWindowMs(*c));
+    auto sweeper = ops::Sweeper::Create(store.get(), options, min_window_ms);
     if (!sweeper.ok()) throw CliError(sweeper.status().message(), 2);
     ops::SweepStep step;
     int64_t batches = 0;

@@ -3,7 +3,8 @@
 // process runs until SIGTERM or SIGINT, logging JSON lines on stdout.
 //
 // Exit status: 0 after a clean stop (every batch in hand settled); 1 when the
-// service could not start, or a second signal (or the shutdown bound)
+// service could not start (a store or broker still unreachable after [service]
+// startup_timeout_ms of retries), or a second signal (or the shutdown bound)
 // abandoned deliveries; 2 when the file is wrong, or a declarative step names
 // a table or column the store does not have (nothing was started).
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include "service/json_log.h"
 #include "service/readiness.h"
 #include "service/service.h"
+#include "service/startup_wait.h"
 #include "service/supervise.h"
 
 namespace idem::cli {
@@ -85,37 +87,14 @@ int Serve(const RunArgs& a) {
   // Before any thread exists, so every worker inherits the blocked mask.
   service::BlockStopSignals();
   ops::ServiceMetrics metrics;
-  auto svc = service::Service::Open(config, registry, env, &log, &metrics);
-  if (!svc.ok()) {
-    log.Error("start_failed", {{"error", svc.status().ToString()}});
-    throw CliError(svc.status().message(), svc.status().code() == Status::Code::kInvalidArgument ? 2 : 1);
-  }
-  nlohmann::json groups = nlohmann::json::array();
-  for (const auto& k : config.consumers) groups.push_back({{"group", k.group}, {"workers", k.workers}});
-  log.Info("started", {{"config", config.path},
-                       {"broker", RedactUrl(config.broker_url)},
-                       {"store", RedactUrl(config.store_url)},
-                       {"fast_filter", RedactUrl(config.fast_filter_url)},
-                       {"consumers", groups}});
-  service::Readiness readiness(config, env, &metrics);
-  readiness.WatchRelay((*svc)->relay());
-  service::HttpEndpoint http(&metrics, &readiness);
+  // Declared before the HTTP endpoint, so they outlive the requests it serves.
+  std::unique_ptr<service::Service> svc;
   std::unique_ptr<console::Console> console;
-  if (config.console.enabled) {
-    if (config.http_listen.empty())
-      throw CliError(config.path + ": [console] is served on the HTTP port: set [service] http_listen = \"HOST:PORT\"", 2);
-    auto opened = console::Console::Open(
-        {config.console, config.broker_url, config.store_url,
-         [&log](const std::string& event, const nlohmann::json& fields) { log.Info(event, fields); }},
-        env);
-    if (!opened.ok()) {
-      log.Error("start_failed", {{"error", opened.status().ToString()}});
-      throw CliError(opened.status().message(), 1);
-    }
-    console = std::move(*opened);
-    http.MountConsole(*console);
-  }
-  if (!config.http_listen.empty()) {
+  service::Readiness readiness(config, env, &metrics);
+  readiness.SetStarting(true);
+  service::HttpEndpoint http(&metrics, &readiness);
+  auto start_http = [&] {
+    if (config.http_listen.empty()) return;
     auto port = http.Start(config.http_listen);
     if (!port.ok()) {
       log.Error("start_failed", {{"error", port.status().ToString()}});
@@ -123,11 +102,57 @@ int Serve(const RunArgs& a) {
     }
     log.Info("http_listening", {{"listen", config.http_listen},
                                 {"port", *port},
-                                {"paths", console ? nlohmann::json{"/metrics", "/healthz", "/readyz", "/console/"}
-                                                  : nlohmann::json{"/metrics", "/healthz", "/readyz"}}});
+                                {"paths", config.console.enabled
+                                              ? nlohmann::json{"/metrics", "/healthz", "/readyz", "/console/"}
+                                              : nlohmann::json{"/metrics", "/healthz", "/readyz"}}});
+  };
+  if (config.console.enabled && config.http_listen.empty())
+    throw CliError(config.path + ": [console] is served on the HTTP port: set [service] http_listen = \"HOST:PORT\"", 2);
+  // The console's routes must be mounted before the port opens, and the console
+  // needs the store: with it the port opens after the start-up wait; without
+  // it before, so /readyz answers 503 while the store or broker is not up yet.
+  if (!config.console.enabled) start_http();
+  auto open_all = [&]() -> Status {
+    auto opened = service::Service::Open(config, registry, env, &log, &metrics);
+    if (!opened.ok()) return opened.status();
+    if (config.console.enabled) {
+      auto c = console::Console::Open(
+          {config.console, config.broker_url, config.store_url,
+           [&log](const std::string& event, const nlohmann::json& fields) { log.Info(event, fields); }},
+          env);
+      if (!c.ok()) return c.status();
+      console = std::move(*c);
+    }
+    svc = std::move(*opened);
+    return Status::OK();
+  };
+  service::StartupWaitOptions wait;
+  wait.timeout_ms = config.startup_timeout_ms;
+  const service::StartupWaitResult started =
+      service::RetryWhileUnavailable(open_all, wait, env, &log, service::StopSignalPending);
+  if (started.stopped) {
+    log.Info("stopped", {{"during", "start-up"}, {"attempts", started.attempts}});
+    return 0;  // a stop signal while waiting: nothing was taken from the broker
   }
-  (*svc)->Start(a.until_idle);
-  const int code = service::Supervise(**svc, config, env, &log);
+  if (!started.status.ok()) {
+    log.Error("start_failed", {{"error", started.status.ToString()}, {"attempts", started.attempts}});
+    throw CliError(started.status.message(), started.status.code() == Status::Code::kInvalidArgument ? 2 : 1);
+  }
+  readiness.WatchRelay(svc->relay());
+  if (console) {
+    http.MountConsole(*console);
+    start_http();
+  }
+  readiness.SetStarting(false);  // everything is open; the workers start now
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& k : config.consumers) groups.push_back({{"group", k.group}, {"workers", k.workers}});
+  log.Info("started", {{"config", config.path},
+                       {"broker", RedactUrl(config.broker_url)},
+                       {"store", RedactUrl(config.store_url)},
+                       {"fast_filter", RedactUrl(config.fast_filter_url)},
+                       {"consumers", groups}});
+  svc->Start(a.until_idle);
+  const int code = service::Supervise(*svc, config, env, &log);
   http.Stop();
   return code;
 }

@@ -32,11 +32,16 @@ struct MysqlStoreOptions {
   // reconnect would drop it. Defaults: 3 attempts, 50 ms.
   int reconnect_attempts = 3;
   int64_t reconnect_backoff_ms = 50;
+  // true: the idem tables are created when missing. false: nothing is
+  // created; a database without them is NotFound ("… is not an idem store (no
+  // idem_records table)"). Default: true.
+  bool create_if_missing = true;
 };
 
 // Opens a store. `url` is "mysql://USER:PASSWORD@HOST:PORT/DB" (or mariadb://;
 // user and password percent-encoded; port 3306 when left out; optional
-// "?connect_timeout=S"). Creates the idem tables in DB if they are missing.
+// "?connect_timeout=S"). Creates the idem tables in DB if they are missing
+// (unless options.create_if_missing is false).
 Result<std::unique_ptr<Store>> OpenMysqlStore(const std::string& url, const MysqlStoreOptions& options, Env* env);
 
 }  // namespace idem

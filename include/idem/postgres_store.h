@@ -29,11 +29,16 @@ struct PostgresStoreOptions {
   // Unavailable status and the pipeline backs off. Defaults: 3 attempts, 50 ms.
   int reconnect_attempts = 3;
   int64_t reconnect_backoff_ms = 50;
+  // true: the idem tables are created when missing. false: nothing is
+  // created; a database without them is NotFound ("… is not an idem store (no
+  // idem_records table)"). Default: true.
+  bool create_if_missing = true;
 };
 
 // Opens a store. `url` is a libpq connection string or URI
 // ("postgresql://user@host:port/db?options=-csearch_path%3Dmyschema"). Creates
-// the idem tables in the first schema of the search path if they are missing.
+// the idem tables in the first schema of the search path if they are missing
+// (unless options.create_if_missing is false).
 Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url, const PostgresStoreOptions& options,
                                                  Env* env);
 

@@ -16,6 +16,8 @@
 # start writes IDEM_TEST_POSTGRES_URL=… into build/test-servers.env, keeping the
 # other lines; stop removes it. The port (IDEM_TEST_POSTGRES_PORT) defaults to one
 # derived from the checkout path, so two checkouts on one machine do not collide.
+# A test that needs a private server of its own sets IDEM_TEST_POSTGRES_PORT,
+# IDEM_TEST_SERVERS_DIR and IDEM_TEST_SERVERS_ENV (the env file to write).
 # PostgreSQL refuses to run as root: as root, the server runs as user postgres.
 set -euo pipefail
 
@@ -27,7 +29,7 @@ slot=$(( $(printf '%s' "$root" | cksum | cut -d' ' -f1) % 1000 ))
 port="${IDEM_TEST_POSTGRES_PORT:-$((23000 + slot))}"
 dir="${IDEM_TEST_SERVERS_DIR:-/tmp/idem-test-servers-$slot}/postgres"
 data="$dir/data"
-env_file="$root/build/test-servers.env"
+env_file="${IDEM_TEST_SERVERS_ENV:-$root/build/test-servers.env}"
 url="postgresql://idem@127.0.0.1:$port/idem_test"
 
 bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1 || true)"

@@ -15,10 +15,11 @@
 #include "idem/env.h"
 #include "idem/fast_filter.h"
 #include "idem/store.h"
+#include "idem/store_access.h"
 
 namespace idem::connect {
 
-using StoreOpener = Result<std::unique_ptr<Store>> (*)(const std::string& url, Env* env);
+using StoreOpener = Result<std::unique_ptr<Store>> (*)(const std::string& url, Env* env, StoreAccess access);
 using BrokerOpener = Result<std::unique_ptr<Broker>> (*)(const std::string& url, const BrokerOptions& options,
                                                           Env* env);
 using FastFilterOpener = Result<std::unique_ptr<FastFilter>> (*)(const std::string& url,

@@ -43,23 +43,27 @@ Result<StoreUrl> ParseSqliteUrl(const std::string& url) {
   return parsed;
 }
 
-Result<std::unique_ptr<Store>> OpenSqliteUrl(const std::string& url, Env* env) {
+Result<std::unique_ptr<Store>> OpenSqliteUrl(const std::string& url, Env* env, StoreAccess access) {
   auto parsed = ParseSqliteUrl(url);
   if (!parsed.ok()) return parsed.status();
-  return OpenSqliteStore(parsed->path, parsed->sqlite, env);
+  return OpenSqliteStore(parsed->path, parsed->sqlite, access, env);
 }
 
 #ifdef IDEM_WITH_POSTGRES
-Result<std::unique_ptr<Store>> OpenPostgresUrl(const std::string& url, Env* env) {
-  return OpenPostgresStore(url, PostgresStoreOptions{}, env);
+Result<std::unique_ptr<Store>> OpenPostgresUrl(const std::string& url, Env* env, StoreAccess access) {
+  PostgresStoreOptions options;
+  options.create_if_missing = access == StoreAccess::kCreate;
+  return OpenPostgresStore(url, options, env);
 }
 #else
 constexpr StoreOpener OpenPostgresUrl = nullptr;
 #endif
 
 #ifdef IDEM_WITH_MYSQL
-Result<std::unique_ptr<Store>> OpenMysqlUrl(const std::string& url, Env* env) {
-  return OpenMysqlStore(url, MysqlStoreOptions{}, env);
+Result<std::unique_ptr<Store>> OpenMysqlUrl(const std::string& url, Env* env, StoreAccess access) {
+  MysqlStoreOptions options;
+  options.create_if_missing = access == StoreAccess::kCreate;
+  return OpenMysqlStore(url, options, env);
 }
 #else
 constexpr StoreOpener OpenMysqlUrl = nullptr;
@@ -101,10 +105,14 @@ Result<StoreUrl> ParseStoreUrl(const std::string& url) {
   return parsed;
 }
 
-Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env) {
+Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env, StoreAccess access) {
   auto open = connect::FindOpener(connect::StoreSchemes(), url);
   if (!open.ok()) return open.status();
-  return (*open)(url, env);
+  return (*open)(url, env, access);
+}
+
+Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env) {
+  return OpenStore(url, env, StoreAccess::kCreate);
 }
 
 }  // namespace idem

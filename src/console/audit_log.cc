@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "store/record_sql.h"
+
 namespace idem::console {
 
 std::string AuditTableDdl(Dialect dialect) {
@@ -31,6 +33,15 @@ Result<AuditLog> AuditLog::Open(Store* store) {
   return AuditLog(store);
 }
 
+Result<AuditLog> AuditLog::OpenExisting(Store* store) {
+  auto tx = store->Begin();
+  if (!tx.ok()) return tx.status();
+  auto exists = record_sql::HasTable(**tx, "idem_audit");
+  if (!exists.ok()) return exists.status();
+  (*tx)->Rollback();
+  return AuditLog(store, *exists);
+}
+
 Result<int64_t> AuditLog::Begin(const Identity& who, const std::string& action, const std::string& broker,
                                 const std::string& dead_letter_ids, int64_t now_ms) {
   auto tx = store_->Begin();
@@ -55,6 +66,7 @@ Status AuditLog::Finish(int64_t id, int64_t changed, const std::string& outcome)
 }
 
 Result<std::vector<AuditEntry>> AuditLog::List(size_t limit, int64_t before_id) {
+  if (!table_exists_) return std::vector<AuditEntry>{};
   auto tx = store_->Begin();
   if (!tx.ok()) return tx.status();
   auto rows = (*tx)->Query(

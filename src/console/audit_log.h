@@ -36,6 +36,9 @@ class AuditLog {
  public:
   // Creates idem_audit if it is missing. `store` must outlive the log.
   static Result<AuditLog> Open(Store* store);
+  // Creates nothing, for reading: in a store without idem_audit (no replay or
+  // purge was audited there yet) List returns no row.
+  static Result<AuditLog> OpenExisting(Store* store);
 
   // Writes the "started" row of a change; returns its id.
   Result<int64_t> Begin(const Identity& who, const std::string& action, const std::string& broker,
@@ -46,8 +49,9 @@ class AuditLog {
   Result<std::vector<AuditEntry>> List(size_t limit, int64_t before_id = 0);
 
  private:
-  explicit AuditLog(Store* store) : store_(store) {}
+  explicit AuditLog(Store* store, bool table_exists = true) : store_(store), table_exists_(table_exists) {}
   Store* store_;
+  bool table_exists_;
 };
 
 // The CREATE TABLE of idem_audit in `dialect`.

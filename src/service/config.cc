@@ -52,6 +52,7 @@ void ReadServiceTable(TableReader t, ServiceConfig& c) {
       t.Fail(t.Node("http_listen"), "[service] http_listen must be \"HOST:PORT\", e.g. \"127.0.0.1:9464\"");
     c.http_listen = *l;
   }
+  c.startup_timeout_ms = t.Int("startup_timeout_ms", c.startup_timeout_ms, 0, 3'600'000);
   c.shutdown_timeout_ms = t.Int("shutdown_timeout_ms", c.shutdown_timeout_ms, 100, 3'600'000);
   c.abandon_timeout_ms = t.Int("abandon_timeout_ms", c.abandon_timeout_ms, 100, 600'000);
   c.log_decisions = t.Bool("log_decisions", c.log_decisions);

@@ -77,6 +77,9 @@ struct ServiceConfig {
   std::string key_prefix = "idem:";           // default "idem:"
 
   std::string http_listen;                    // "HOST:PORT" for /metrics, /healthz, /readyz; empty: none
+  // How long `idem run` retries, at start, a store or broker it cannot reach
+  // (then exit 1); 0: no retry. Default 60 s.
+  int64_t startup_timeout_ms = 60'000;
   int64_t shutdown_timeout_ms = 30'000;       // first signal → exit; default 30 s
   int64_t abandon_timeout_ms = 5'000;         // second signal → exit; default 5 s
   bool log_decisions = true;                  // one JSON line per message outcome; default true

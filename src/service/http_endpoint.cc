@@ -27,6 +27,7 @@ HttpEndpoint::HttpEndpoint(ops::ServiceMetrics* metrics, Readiness* readiness)
       body["probe"] = "the probe under way has not answered for " + std::to_string(v.probe_running_ms) +
                       " ms (a dependency is slow or locked); this is the last finished probe's answer";
     if (!r.outbox_relay.empty()) body["outbox_relay"] = r.outbox_relay;
+    if (r.starting) body["starting"] = "still opening the store and the broker (see the start_waiting log lines)";
     res.status = r.ready() ? 200 : 503;
     res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "application/json");
   });

@@ -4,7 +4,8 @@
 //                  probe so the dead-letter, backlog and idem_up gauges are fresh
 //   GET /healthz   200 "ok" while the process serves requests
 //   GET /readyz    200 when the broker and the store answer and the schema is
-//                  current, else 503; the JSON body says what failed
+//                  current, else 503 (also while `idem run` is still starting);
+//                  the JSON body says what failed
 //
 // The probes run on a thread of their own (service/readiness_monitor.h): a
 // request waits for a fresh one at most kProbeWaitMs, then answers from the

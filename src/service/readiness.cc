@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "idem/store_access.h"
 #include "ops/outbox/relay.h"
 
 namespace idem::service {
@@ -12,6 +13,7 @@ Readiness::Readiness(const ServiceConfig& config, Env* env, ops::ServiceMetrics*
 ReadinessReport Readiness::Check() {
   std::lock_guard<std::mutex> lock(mu_);
   ReadinessReport r;
+  r.starting = starting_;
   ProbeBroker(&r);
   ProbeStore(&r);
   metrics_->SetUp("broker", r.broker_ok);
@@ -53,7 +55,8 @@ void Readiness::ProbeBroker(ReadinessReport* r) {
 }
 
 void Readiness::ProbeStore(ReadinessReport* r) {
-  auto store = OpenStore(config_.store_url, env_);
+  // A probe inspects: a deleted store file stays deleted (and not ready).
+  auto store = OpenStore(config_.store_url, env_, StoreAccess::kExisting);
   if (!store.ok()) {
     r->store_error = "cannot open the store: " + store.status().ToString();
     return;

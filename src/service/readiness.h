@@ -9,6 +9,7 @@
 // Thread safety: Check may be called from any thread (one probe at a time).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,7 +30,10 @@ struct ReadinessReport {
   // With the relay in this process: "ok", or why its last step failed. Not part
   // of ready(): consumption goes on and the rows wait in the outbox. "" without it.
   std::string outbox_relay;
-  bool ready() const { return broker_ok && store_ok; }
+  // True while `idem run` is still opening the service (it may be waiting for
+  // the store or the broker, up to startup_timeout_ms): never ready then.
+  bool starting = false;
+  bool ready() const { return broker_ok && store_ok && !starting; }
 };
 
 class Readiness {
@@ -37,7 +41,12 @@ class Readiness {
   Readiness(const ServiceConfig& config, Env* env, ops::ServiceMetrics* metrics);
   ReadinessReport Check();
   // The relay whose health Check reports; it must outlive this object.
-  void WatchRelay(const OutboxRelayRunner* relay) { relay_ = relay; }
+  void WatchRelay(const OutboxRelayRunner* relay) {
+    std::lock_guard<std::mutex> lock(mu_);  // requests may be served already (start-up wait)
+    relay_ = relay;
+  }
+  // Whether the service is still starting (see ReadinessReport::starting).
+  void SetStarting(bool starting) { starting_ = starting; }
 
  private:
   void ProbeBroker(ReadinessReport* r);
@@ -48,6 +57,7 @@ class Readiness {
   Env* env_;
   ops::ServiceMetrics* metrics_;
   const OutboxRelayRunner* relay_ = nullptr;
+  std::atomic<bool> starting_{false};
   std::mutex mu_;
 };
 

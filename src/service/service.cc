@@ -3,6 +3,7 @@
 #include "service/broker_check.h"
 #include "service/declarative_handler.h"
 #include "service/declared_schema_check.h"
+#include "service/startup_wait.h"
 
 #include <algorithm>
 #include <chrono>
@@ -90,7 +91,7 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
   s->metrics_ = metrics;
   // Tables first, once, before any worker can receive a message for them.
   auto store = OpenStore(config.store_url, env);
-  if (!store.ok()) return Status::Unavailable("cannot open the store: " + store.status().ToString());
+  if (!store.ok()) return AsStartFailure("cannot open the store", store.status());
   std::map<std::string, bool> prepared;
   for (const ConsumerConfig& k : config.consumers)
     for (const Located& name : k.handler_sets) {
@@ -98,18 +99,18 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
       if (!set->prepare || prepared[name.value]) continue;
       prepared[name.value] = true;
       if (Status st = set->prepare(**store); !st.ok())
-        return Status::Unavailable("handler set \"" + name.value + "\" could not create its tables: " + st.ToString());
+        return AsStartFailure("handler set \"" + name.value + "\" could not create its tables", st);
     }
   if (!config.setup_sql.empty())
     if (Status st = (*store)->ExecScript(config.setup_sql); !st.ok())
-      return Status::Unavailable(config.path + ": [store] setup_sql failed: " + st.ToString());
+      return AsStartFailure(config.path + ": [store] setup_sql failed", st);
   // Before any worker can take a message: a step naming a table or a column
   // the store lacks would park every message it sees.
   IDEM_RETURN_IF_ERROR(CheckDeclaredSchema(config, **store));
   IDEM_RETURN_IF_ERROR(CheckBrokers(config, registry, env));
   if (config.retention.sweep_interval_ms > 0) {
     auto sweep_store = OpenStore(config.store_url, env);
-    if (!sweep_store.ok()) return Status::Unavailable("cannot open the store for retention: " + sweep_store.status().ToString());
+    if (!sweep_store.ok()) return AsStartFailure("cannot open the store for retention", sweep_store.status());
     s->sweep_store_ = std::move(*sweep_store);
     auto sweeper = ops::Sweeper::Create(s->sweep_store_.get(), SweepOptionsFor(config.retention),
                                         LongestRedeliveryWindowMs(config));

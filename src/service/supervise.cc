@@ -33,6 +33,13 @@ void BlockStopSignals() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
+bool StopSignalPending() {
+  sigset_t pending;
+  sigemptyset(&pending);
+  if (sigpending(&pending) != 0) return false;
+  return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1;
+}
+
 int Supervise(Service& service, const ServiceConfig& config, Env* env, JsonLog* log) {
   constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
   constexpr int64_t kSliceMs = 50;  // how often the worker count and the bounds are looked at

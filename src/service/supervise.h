@@ -21,6 +21,10 @@ namespace idem::service {
 // the worker threads inherit the mask, so the signals reach only Supervise.
 void BlockStopSignals();
 
+// Whether SIGTERM or SIGINT is pending (blocked, not yet taken): the start-up
+// wait asks this between attempts. The signal stays pending.
+bool StopSignalPending();
+
 // Waits for the workers to end and for signals; returns the exit code.
 int Supervise(Service& service, const ServiceConfig& config, Env* env, JsonLog* log);
 

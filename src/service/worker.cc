@@ -1,5 +1,7 @@
 #include "service/worker.h"
 
+#include "service/startup_wait.h"
+
 namespace idem::service {
 namespace {
 
@@ -68,9 +70,7 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
   w->env_ = env;
   w->log_decisions_ = config.log_decisions;
   auto fail = [&](const std::string& what, const Status& s) {
-    return Status(s.code() == Status::Code::kInvalidArgument
-                      ? Status::InvalidArgument("worker " + w->name_ + ": " + what + ": " + s.message())
-                      : Status::Unavailable("worker " + w->name_ + ": " + what + ": " + s.ToString()));
+    return AsStartFailure("worker " + w->name_ + ": " + what, s);
   };
 
   auto broker = OpenBroker(config.broker_url, BrokerOptionsFor(config, consumer, handlers), env);

@@ -81,6 +81,31 @@ Status CheckSchemaVersion(SqlTx& tx) {
   return Status::OK();
 }
 
+Result<bool> HasTable(SqlTx& tx, const std::string& table) {
+  static const char* const kCount[] = {
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+      // to_regclass follows the search_path, as the store's statements do.
+      "SELECT count(*) FROM (SELECT to_regclass(?) AS t) r WHERE t IS NOT NULL",
+      "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"};
+  auto found = tx.Query(kCount[static_cast<int>(tx.Dialect())], {table});
+  if (!found.ok()) return found.status();
+  return !found->empty() && AsInt((*found)[0][0]) > 0;
+}
+
+Status RequireIdemStore(SqlTx& tx, const std::string& what) {
+  auto found = HasTable(tx, "idem_records");
+  if (!found.ok()) return found.status();
+  if (!*found)
+    return Status::NotFound(what + " is not an idem store (no idem_records table): check the store URL (idem run "
+                            "creates the tables at its first start)");
+  auto rows = tx.Query("SELECT version FROM idem_schema", {});
+  if (!rows.ok()) return rows.status();
+  if (!rows->empty() && AsInt((*rows)[0][0]) > kSchemaVersion)
+    return Status::Permanent("the store was written by a newer idem (schema version " +
+                             std::to_string(AsInt((*rows)[0][0])) + "); upgrade idem to open it");
+  return Status::OK();
+}
+
 const std::string& ReadRecordSql(Dialect dialect) {
   static const std::string by_dialect[] = {
       "SELECT " + RecordColumns(Dialect::kSqlite) + " FROM idem_records WHERE consumer_group = ? AND key = ?",

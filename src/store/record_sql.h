@@ -36,6 +36,16 @@ std::string SchemaDdl(Dialect dialect);
 // refuses (Permanent) one written by a newer idem.
 Status CheckSchemaVersion(SqlTx& tx);
 
+// Whether `table` exists (for PostgreSQL: on the search_path), from the
+// catalog: nothing is written, and a missing table is no error.
+Result<bool> HasTable(SqlTx& tx, const std::string& table);
+
+// For an open that creates nothing: NotFound "… is not an idem store (no
+// idem_records table)" when the database lacks the record table (looked up in
+// the catalog, so nothing is written), and CheckSchemaVersion's refusal of a
+// newer schema. `what` names the database in the message.
+Status RequireIdemStore(SqlTx& tx, const std::string& what);
+
 // SELECT of one record; parameters: group, key.
 const std::string& ReadRecordSql(Dialect dialect);
 

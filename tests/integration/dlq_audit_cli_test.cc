@@ -4,6 +4,7 @@
 // operator or a missing audit store change nothing.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -88,7 +89,13 @@ TEST_F(DlqAuditCliTest, WrongSecretReadOnlyRoleOrNoAuditStoreChangeNothing) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("audited in the store"), std::string::npos) << r.err;
   EXPECT_EQ(Dead(), 1);
-  EXPECT_TRUE(Audit().empty());
+  // Nothing was audited: the store the file names was not even created, and
+  // dlq audit says so instead of listing an empty trail from a new file.
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("s.db")));
+  ProcessResult audit = Idem({"dlq", "audit", "--config", Config()});
+  EXPECT_EQ(audit.exit_code, 1) << audit.out << audit.err;
+  EXPECT_NE(audit.err.find("does not exist"), std::string::npos) << audit.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_.File("s.db")));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "conformance/store_conformance.h"
 #include "idem/mysql_store.h"
+#include "idem/store_access.h"
 #include "mysql/my_test_support.h"
 #include "testing/claim_races.h"
 #include "testing/consumer_group.h"
@@ -63,6 +64,25 @@ TEST_F(MyStoreTest, OpenStoreRoutesMysqlAndMariadbUrls) {
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     EXPECT_EQ((*s)->Dialect(), Dialect::kMySql);
   }
+}
+
+// Read-only commands and the readiness probe open with StoreAccess::kExisting:
+// a database without idem's tables is refused, and stays without them.
+TEST_F(MyStoreTest, AnOpenWithoutCreateRefusesADatabaseWithoutIdemTablesAndCreatesNone) {
+  const std::string empty = FreshDatabaseUrl();
+  for (int attempt = 0; attempt < 2; ++attempt) {  // the second finds no table the first could have made
+    auto s = OpenStore(empty, Env::Default(), StoreAccess::kExisting);
+    ASSERT_FALSE(s.ok());
+    EXPECT_TRUE(s.status().IsNotFound()) << s.status().ToString();
+    EXPECT_NE(s.status().message().find("is not an idem store (no idem_records table): check the store URL"),
+              std::string::npos)
+        << s.status().ToString();
+  }
+  auto existing = OpenStore(url_, Env::Default(), StoreAccess::kExisting);
+  ASSERT_TRUE(existing.ok()) << existing.status().ToString();
+  auto r = (*existing)->ReadRecord("g", "k");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->has_value());
 }
 
 TEST_F(MyStoreTest, ManyConsumersOpeningOneFreshDatabaseAtOnceAllSucceed) {

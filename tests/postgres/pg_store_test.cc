@@ -6,6 +6,7 @@
 
 #include "conformance/store_conformance.h"
 #include "idem/postgres_store.h"
+#include "idem/store_access.h"
 #include "postgres/pg_test_support.h"
 #include "testing/claim_races.h"
 #include "testing/consumer_group.h"
@@ -94,6 +95,25 @@ TEST_F(PgStoreTest, ANewerSchemaIsRefusedWithAdvice) {
   auto s = OpenPostgresStore(url_, {}, Env::Default());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("upgrade idem"), std::string::npos) << s.status().ToString();
+}
+
+// Read-only commands and the readiness probe open with StoreAccess::kExisting:
+// a database without idem's tables is refused, and stays without them.
+TEST_F(PgStoreTest, AnOpenWithoutCreateRefusesADatabaseWithoutIdemTablesAndCreatesNone) {
+  const std::string empty = FreshSchemaUrl();
+  for (int attempt = 0; attempt < 2; ++attempt) {  // the second finds no table the first could have made
+    auto s = OpenStore(empty, Env::Default(), StoreAccess::kExisting);
+    ASSERT_FALSE(s.ok());
+    EXPECT_TRUE(s.status().IsNotFound()) << s.status().ToString();
+    EXPECT_NE(s.status().message().find("is not an idem store (no idem_records table): check the store URL"),
+              std::string::npos)
+        << s.status().ToString();
+  }
+  auto existing = OpenStore(url_, Env::Default(), StoreAccess::kExisting);
+  ASSERT_TRUE(existing.ok()) << existing.status().ToString();
+  auto r = (*existing)->ReadRecord("g", "k");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->has_value());
 }
 
 TEST_F(PgStoreTest, UnreachableServerIsRetryableAndSaysWhatToCheck) {

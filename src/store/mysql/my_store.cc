@@ -21,6 +21,14 @@ class MyStore final : public Store {
   explicit MyStore(std::unique_ptr<mysql::Conn> conn, std::string database)
       : conn_(std::move(conn)), database_(std::move(database)) {}
 
+  // For an open without create: no lock, no DDL, only the catalog read.
+  Status RequireIdemStore() {
+    auto tx = Begin();
+    if (!tx.ok()) return tx.status();
+    IDEM_RETURN_IF_ERROR(record_sql::RequireIdemStore(**tx, conn_->Describe()));
+    return (*tx)->Commit();
+  }
+
   Status Init() {
     const std::string lock = "idem_schema:" + database_;
     auto got = conn_->Run("SELECT GET_LOCK(?, ?)", {lock, kSchemaLockWaitS});
@@ -111,7 +119,7 @@ Result<std::unique_ptr<Store>> OpenMysqlStore(const std::string& url, const Mysq
   auto conn = mysql::Conn::Open(*params, options, env ? env : Env::Default());
   if (!conn.ok()) return conn.status();
   auto store = std::make_unique<MyStore>(std::move(*conn), params->database);
-  IDEM_RETURN_IF_ERROR(store->Init());
+  IDEM_RETURN_IF_ERROR(options.create_if_missing ? store->Init() : store->RequireIdemStore());
   return std::unique_ptr<Store>(std::move(store));
 }
 

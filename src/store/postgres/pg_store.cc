@@ -32,6 +32,14 @@ class PgStore final : public Store {
     return (*tx)->Commit();
   }
 
+  // For an open without create: no lock, no DDL, only the catalog read.
+  Status RequireIdemStore() {
+    auto tx = Begin();
+    if (!tx.ok()) return tx.status();
+    IDEM_RETURN_IF_ERROR(record_sql::RequireIdemStore(**tx, conn_->Describe()));
+    return (*tx)->Commit();
+  }
+
   Result<std::unique_ptr<StoreTx>> Begin() override {
     IDEM_RETURN_IF_ERROR(EnsureConnected());
     if (conn_->InTransaction())
@@ -97,7 +105,7 @@ Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url, const P
   auto conn = pg::Conn::Open(url, options, env ? env : Env::Default());
   if (!conn.ok()) return conn.status();
   auto store = std::make_unique<PgStore>(std::move(*conn));
-  IDEM_RETURN_IF_ERROR(store->Init());
+  IDEM_RETURN_IF_ERROR(options.create_if_missing ? store->Init() : store->RequireIdemStore());
   return std::unique_ptr<Store>(std::move(store));
 }
 

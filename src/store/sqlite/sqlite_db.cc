@@ -21,8 +21,11 @@ Status StatusFromSqlite(int rc, std::string message) {
     case SQLITE_PROTOCOL:
       return Status::IOError(std::move(message));
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
       return Status::Corruption(message + " (the database file is damaged; restore it from a backup)");
+    case SQLITE_NOTADB:
+      // The file's first bytes are not an SQLite header: almost always a path
+      // that names some other file, not a database that was damaged.
+      return Status::InvalidArgument(message + " (the file is not an SQLite database: check the path)");
     case SQLITE_NOMEM:
       return Status::Retryable(std::move(message));
     default:
@@ -61,6 +64,9 @@ Db::~Db() {
 }
 
 Status Db::Error(int rc, std::string_view what) const {
+  if ((rc & 0xff) == SQLITE_NOTADB)
+    return Status::InvalidArgument("'" + path_ + "' is not an SQLite database (" + std::string(what) + ": " +
+                                   sqlite3_errmsg(db_) + "): check the path names the right file");
   return StatusFromSqlite(rc, std::string(what) + ": " + sqlite3_errmsg(db_));
 }
 
@@ -172,6 +178,7 @@ Status Db::ExecScript(std::string_view sql) {
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
+    if ((rc & 0xff) == SQLITE_NOTADB) return Error(rc, "script failed");  // names the file
     return StatusFromSqlite(rc, "script failed: " + msg);
   }
   return Status::OK();

@@ -5,12 +5,14 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <unordered_map>
 
 #include "core/record_row.h"
 #include "idem/store.h"
 #include "store/column_kind.h"
+#include "idem/store_access.h"
 #include "store/record_sql.h"
 #include "store/sqlite/sqlite_db.h"
 
@@ -253,6 +255,15 @@ class SqliteStore final : public Store {
     return (*tx)->Commit();
   }
 
+  // For an open without create: reads the catalog in a deferred (read)
+  // transaction, so a probe neither writes nor waits for a writer's lock.
+  Status RequireIdemStore() {
+    IDEM_RETURN_IF_ERROR(db_->Begin(/*immediate=*/false));
+    SqliteTx tx(db_.get());
+    IDEM_RETURN_IF_ERROR(record_sql::RequireIdemStore(tx, "'" + db_->path() + "'"));
+    return tx.Commit();
+  }
+
   Result<std::unique_ptr<StoreTx>> Begin() override {
     IDEM_RETURN_IF_ERROR(db_->Begin());
     return std::unique_ptr<StoreTx>(new SqliteTx(db_.get()));
@@ -292,15 +303,30 @@ class SqliteStore final : public Store {
 }  // namespace
 
 Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, const SqliteStoreOptions& options,
-                                               Env* /*env*/) {
+                                               StoreAccess access, Env* /*env*/) {
+  const bool create = access == StoreAccess::kCreate;
   sqlite::OpenOptions o;
   o.synchronous_full = options.durable_against_power_loss;
   o.busy_timeout_ms = options.busy_timeout_ms;
+  o.create = create;
+  // WAL is a property of the file, set when it was created; setting it on an
+  // open without create would rewrite a file that may not even be a store.
+  o.wal = create;
+  if (!create && path != ":memory:") {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      return Status::NotFound("the SQLite store '" + path + "' does not exist: check the path (idem run creates "
+                              "the store at its first start; nothing was created)");
+  }
   auto db = sqlite::Db::Open(path, o);
   if (!db.ok()) return db.status();
   auto store = std::make_unique<SqliteStore>(std::move(*db));
-  IDEM_RETURN_IF_ERROR(store->Init());
+  IDEM_RETURN_IF_ERROR(create ? store->Init() : store->RequireIdemStore());
   return std::unique_ptr<Store>(std::move(store));
+}
+
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, const SqliteStoreOptions& options, Env* env) {
+  return OpenSqliteStore(path, options, StoreAccess::kCreate, env);
 }
 
 }  // namespace idem

@@ -1,0 +1,39 @@
+// Opening a store without creating anything: for the commands and probes that
+// only look (record listings, outbox statistics, the dead-letter audit, the
+// readiness probe), which must never turn a wrong path into a new, empty store
+// that then reports healthy. OpenStore and OpenSqliteStore (idem/store.h)
+// create what is missing: they are the StoreAccess::kCreate of these.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "idem/env.h"
+#include "idem/status.h"
+#include "idem/store.h"
+
+namespace idem {
+
+// What opening a store may create.
+enum class StoreAccess {
+  // A missing SQLite file and idem's missing tables (records, outbox) are
+  // created: what a consumer or the outbox relay does at start.
+  kCreate,
+  // Nothing is created or written while opening: no file, no table, no change
+  // of the SQLite journal mode. Refused, with what to check:
+  //   a missing SQLite file           NotFound "the SQLite store 'P' does not exist: check the path …"
+  //   a database without idem_records NotFound "… is not an idem store (no idem_records table): …"
+  //   a file that is not SQLite       InvalidArgument "'P' is not an SQLite database …"
+  // A store written by a newer idem is Permanent, as with kCreate. Statements
+  // run later through the store may still write (records sweep deletes).
+  kExisting,
+};
+
+// OpenStore(url, env) with the given access; the same URLs and errors.
+Result<std::unique_ptr<Store>> OpenStore(const std::string& url, Env* env, StoreAccess access);
+
+// OpenSqliteStore(path, options, env) with the given access.
+Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, const SqliteStoreOptions& options,
+                                               StoreAccess access, Env* env);
+
+}  // namespace idem
