@@ -1,5 +1,7 @@
 #include "source/kafka/confirmed_producer.h"
 
+#include <cstdlib>
+
 #include "source/kafka/client_config.h"
 
 namespace idem::kafka {
@@ -54,6 +56,10 @@ Result<std::unique_ptr<ConfirmedProducer>> ConfirmedProducer::Open(const KafkaOp
   auto rk = NewClient(RD_KAFKA_PRODUCER, std::move(*conf));
   if (!rk.ok()) return rk.status();
   p->rk_ = std::move(*rk);
+  char value[32];
+  size_t size = sizeof value;
+  if (rd_kafka_conf_get(rd_kafka_conf(p->rk_.get()), "message.max.bytes", value, &size) == RD_KAFKA_CONF_OK)
+    p->max_message_bytes_ = std::strtoull(value, nullptr, 10);
   return p;
 }
 
@@ -81,7 +87,9 @@ Status ConfirmedProducer::ProduceAll(std::vector<OutRecord>& records) {
       rd_kafka_headers_destroy(headers);  // not taken on failure
       delete slot;
       slots.push_back(nullptr);
-      if (first_error.ok()) first_error = KafkaError("producing to " + r.topic, err);
+      Status refused = KafkaError("producing to " + r.topic, err);
+      r.refused = !refused.IsRetryable();
+      if (first_error.ok()) first_error = refused;
       continue;
     }
     slots.push_back(slot);
@@ -100,7 +108,9 @@ Status ConfirmedProducer::ProduceAll(std::vector<OutRecord>& records) {
       continue;
     }
     if (slot->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      if (first_error.ok()) first_error = KafkaError("producing to " + records[i].topic, slot->err);
+      Status refused = KafkaError("producing to " + records[i].topic, slot->err);
+      records[i].refused = !refused.IsRetryable();
+      if (first_error.ok()) first_error = refused;
     } else {
       records[i].stored_partition = slot->partition;
       records[i].stored_offset = slot->offset;
