@@ -140,25 +140,25 @@ TEST_F(RabbitParking, ABodyOverTheMessageLimitIsKeptInTheStoreAndAcked) {
 // applied, the run returns 0, and `idem dlq` lists and shows both.
 TEST_F(RabbitParking, IdemRunUntilIdleReturnsAndDlqListsTheStoresDeadLettersBesideTheBrokers) {
   IDEM_REQUIRE_RABBITMQ();
-  ASSERT_TRUE(store_->ExecScript("CREATE TABLE accounts (user_id TEXT PRIMARY KEY, balance INTEGER NOT NULL);"
-                                 "INSERT INTO accounts VALUES ('u1', 100);")
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE wallets (user_id TEXT PRIMARY KEY, balance INTEGER NOT NULL);"
+                                 "INSERT INTO wallets VALUES ('u1', 100);")
                   .ok());
   const std::string long_user = R"({"payment_id":"P-user","user_id":")" + std::string(200'000, 'u') +
                                 R"(","amount":5})";
   const std::string head = R"({"payment_id":"P-over","user_id":"nobody","amount":5,"pad":")";
-  const std::string over = head + std::string(70'000 - head.size() - 2, 'x') + "\"}";
+  const std::string over = head + std::string(300'000 - head.size() - 2, 'x') + "\"}";
   PublishMessages({Payment(long_user), Payment(over), Payment(R"({"payment_id":"P-good","user_id":"u1","amount":5})")});
-  const std::string url = Url("max_message_bytes=65536");
+  const std::string url = Url("max_message_bytes=262144");
   const std::string config = dir_.File("run.toml");
   std::ofstream(config) << "[broker]\nurl = \"" << url << "\"\n[store]\nurl = \"sqlite:" << dir_.File("store.db")
                         << "\"\n[service]\nlog_decisions = false\n"
                         << "[[consumer]]\ngroup = \"payments\"\nworkers = 1\nmax_linger_ms = 200\n"
                         << "[[consumer.handler]]\ntopic = \"pay\"\nkey = [\"payment_id\"]\n"
-                        << "[[consumer.handler.step]]\nchange_balance = \"accounts\"\nkey_column = \"user_id\"\n"
+                        << "[[consumer.handler.step]]\nchange_balance = \"wallets\"\nkey_column = \"user_id\"\n"
                         << "balance_column = \"balance\"\nkey = \"user_id\"\nsubtract = \"amount\"\n";
   CommandResult run = RunCommand({IDEM_CLI_PATH, "run", "--config", config, "--until-idle"});
   ASSERT_EQ(run.status, 0) << run.out.substr(0, 2000);
-  EXPECT_EQ(QueryInt(*store_, "SELECT balance FROM accounts WHERE user_id = 'u1'"), 95) << "the good payment applied";
+  EXPECT_EQ(QueryInt(*store_, "SELECT balance FROM wallets WHERE user_id = 'u1'"), 95) << "the good payment applied";
 
   CommandResult list = RunCommand({IDEM_CLI_PATH, "dlq", "list", "--config", config, "--json"});
   ASSERT_EQ(list.status, 0) << list.out;
@@ -170,7 +170,7 @@ TEST_F(RabbitParking, IdemRunUntilIdleReturnsAndDlqListsTheStoresDeadLettersBesi
   EXPECT_NE(lines[0]["reason"].get<std::string>().find("user_id = \"uuu"), std::string::npos);
   EXPECT_NE(lines[0]["reason"].get<std::string>().find("(200,000 bytes)"), std::string::npos);
   EXPECT_EQ(lines[1]["kept_in"], "store");
-  EXPECT_NE(lines[1]["reason"].get<std::string>().find("over the 65,536-byte message limit"), std::string::npos);
+  EXPECT_NE(lines[1]["reason"].get<std::string>().find("over the 262,144-byte message limit"), std::string::npos);
 
   CommandResult show =
       RunCommand({IDEM_CLI_PATH, "dlq", "show", "--config", config, "--stored", lines[1]["id"].get<std::string>(),
