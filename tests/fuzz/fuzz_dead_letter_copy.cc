@@ -16,6 +16,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "source/rabbitmq/outgoing.h"
 #if IDEM_FUZZ_KAFKA
 #include "source/kafka/moves.h"
+#include "source/kafka/record_codec.h"
 #include "source/kafka/record_fit.h"
 #endif
 
