@@ -3,6 +3,7 @@
 // again; replay and purge write a row to idem_audit in the store naming who
 // did it — an operator checked against the configuration, or the OS account —
 // through the same code as the browser console (console/audited_change.h).
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -14,6 +15,7 @@
 #include "json_out.h"
 #include "service/config.h"
 #include "store/dead_letter_table.h"
+#include "store/store_url.h"
 
 namespace idem::cli {
 namespace {
@@ -149,6 +151,10 @@ std::unique_ptr<Store> OpenKeptStoreOrDie(const std::string& url) {
 }
 
 void ListKeptInStore(const DlqArgs& a, const std::string& store_url) {
+  // Listing creates nothing: a SQLite store that is not there yet keeps no dead letters.
+  if (auto u = ParseStoreUrl(store_url); u.ok() && u->kind == StoreUrl::Kind::kSqlite && u->path != ":memory:" &&
+                                         !std::filesystem::exists(u->path))
+    return;
   auto store = OpenKeptStoreOrDie(store_url);
   auto list = store_dead_letters::List(*store, a.limit, a.after);
   if (!list.ok()) throw CliError("cannot list the dead letters kept in the store: " + list.status().ToString());
