@@ -4,7 +4,10 @@
 # committed seeds in tests/fuzz/corpus/<target>/ (every seed is replayed first).
 #
 #   scripts/fuzz.sh [SECONDS]          each target for SECONDS (default 60)
-#   scripts/fuzz.sh [SECONDS] TARGET…  only these targets (e.g. fuzz_key)
+#   scripts/fuzz.sh [SECONDS] TARGET…  only these targets (e.g. fuzz_key, fuzz_dead_letter_copy)
+#
+# Every target with a seed folder tests/fuzz/corpus/<target>/ is run (a new
+# target needs its idem_fuzzer() line in tests/fuzz/CMakeLists.txt and seeds).
 #
 # Prints the executions per target and whether it found anything. A finding (a
 # crash, a sanitizer report, a broken invariant, a timeout or running out of

@@ -3,6 +3,7 @@
 // again; replay and purge write a row to idem_audit in the store naming who
 // did it — an operator checked against the configuration, or the OS account —
 // through the same code as the browser console (console/audited_change.h).
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -14,6 +15,8 @@
 #include "idem/store_access.h"
 #include "json_out.h"
 #include "service/config.h"
+#include "store/dead_letter_table.h"
+#include "store/store_url.h"
 
 namespace idem::cli {
 namespace {
@@ -50,6 +53,7 @@ struct DlqArgs {
   std::string config;  // the file idem run reads: broker, store and operators
   std::string store;   // where the audit lives, instead of the config's [store]
   int64_t before = 0;  // dlq audit: only rows older than this id
+  bool stored = false;  // dlq show: the id is of a dead letter kept in the store
 };
 
 // --config fills what the command line left out; the command line wins.
@@ -136,6 +140,69 @@ void Show(const DlqArgs& a) {
             << "deliveries    " << x.message.delivery_count << "\n"
             << "first failed  " << FormatTimeMs(x.first_failed_ms) << "\n"
             << "last failed   " << FormatTimeMs(x.last_failed_ms) << "\n"
+            << "reason        " << x.reason << "\n"
+            << "payload       (" << x.message.payload.size() << " bytes)\n"
+            << x.message.payload << "\n";
+}
+
+// ---- Dead letters kept in the store: what the broker could not take back ----
+// (docs/retries-and-dlq.md): listed after the broker's, shown with --stored.
+
+std::unique_ptr<Store> OpenKeptStoreOrDie(const std::string& url) {
+  auto store = OpenStore(url, Env::Default());
+  if (!store.ok()) throw CliError("cannot open the store '" + RedactUrl(url) + "': " + store.status().ToString());
+  return std::move(*store);
+}
+
+void ListKeptInStore(const DlqArgs& a, const std::string& store_url) {
+  // Listing creates nothing: a SQLite store that is not there yet keeps no dead letters.
+  if (auto u = ParseStoreUrl(store_url); u.ok() && u->kind == StoreUrl::Kind::kSqlite && u->path != ":memory:" &&
+                                         !std::filesystem::exists(u->path))
+    return;
+  auto store = OpenKeptStoreOrDie(store_url);
+  auto list = store_dead_letters::List(*store, a.limit, a.after);
+  if (!list.ok()) throw CliError("cannot list the dead letters kept in the store: " + list.status().ToString());
+  if (a.json) {
+    for (const DeadLetter& d : *list) {
+      json j = DeadToJson(d, false);
+      j["kept_in"] = "store";
+      std::cout << DumpLine(j) << "\n";
+    }
+    return;
+  }
+  if (list->empty()) return;
+  std::cout << "\nkept in the store (idem_dead_letters): too large for the broker's dead-letter queue; "
+               "see them with: idem dlq show --stored ID\n";
+  std::printf("%-8s %-10s %-8s %-24s %s\n", "ID", "TOPIC", "ATTEMPTS", "PARKED", "REASON");
+  for (const DeadLetter& d : *list) {
+    std::string reason = d.reason.size() > 100 ? d.reason.substr(0, 97) + "..." : d.reason;
+    std::printf("%-8lld %-10s %-8d %-24s %s\n", static_cast<long long>(d.id), d.message.topic.c_str(), d.attempts,
+                FormatTimeMs(d.last_failed_ms).c_str(), reason.c_str());
+  }
+}
+
+void ShowKeptInStore(const DlqArgs& a, const std::string& store_url) {
+  if (a.ids.size() != 1) throw CliError("dlq show takes exactly one ID (see: idem dlq list)", 2);
+  if (store_url.empty())
+    throw CliError("dlq show --stored reads the store: pass --config FILE (the one idem run reads) or --store URL", 2);
+  auto store = OpenKeptStoreOrDie(store_url);
+  auto d = store_dead_letters::Get(*store, a.ids[0]);
+  if (!d.ok()) throw CliError("cannot read the dead letter kept in the store: " + d.status().ToString());
+  if (!d->has_value())
+    throw CliError("no dead letter with id " + std::to_string(a.ids[0]) + " is kept in the store (see: idem dlq list)");
+  const DeadLetter& x = **d;
+  if (a.json) {
+    json j = DeadToJson(x, true);
+    j["kept_in"] = "store";
+    std::cout << DumpLine(j) << "\n";
+    return;
+  }
+  std::cout << "id            " << x.id << " (kept in the store)\n"
+            << "message id    " << x.message.id << "\n"
+            << "topic         " << x.message.topic << "\n"
+            << "business key  " << x.message.key << "\n"
+            << "attempts      " << x.attempts << "\n"
+            << "parked        " << FormatTimeMs(x.last_failed_ms) << "\n"
             << "reason        " << x.reason << "\n"
             << "payload       (" << x.message.payload.size() << " bytes)\n"
             << x.message.payload << "\n";
@@ -282,10 +349,12 @@ void AddDlqCommand(CLI::App& app) {
   list->add_option("--limit", a->limit, "At most this many")->capture_default_str()->transform(IntegerIn(1, 1'000'000));
   list->add_option("--after", a->after, "Only ids greater than this (paging)")->transform(kId);
   list->add_flag("--json", a->json, "One JSON object per line (id as a string; key, or key_base64 if not UTF-8)");
+  list->add_option("--store", a->store, "Also list the dead letters kept in this store (default: the config's [store])");
   list->callback([a] {
-    Resolve(*a);
+    const Resolved r = Resolve(*a);
     RequireQueue(*a);
     List(*a);
+    if (!r.store.empty()) ListKeptInStore(*a, r.store);
   });
 
   auto* show = cmd->add_subcommand("show", "Show one dead letter with its body, headers and reason");
@@ -294,8 +363,11 @@ void AddDlqCommand(CLI::App& app) {
   show->add_flag("--json", a->json,
                  "Print one JSON object; the payload byte-exact: \"payload\" when it is UTF-8, else\n"
                  "\"payload_base64\" (\"payload_encoding\" says which)");
+  show->add_flag("--stored", a->stored, "ID is of a dead letter kept in the store (too large for the broker)");
+  show->add_option("--store", a->store, "The store for --stored (default: the config's [store])");
   show->callback([a] {
-    Resolve(*a);
+    const Resolved r = Resolve(*a);
+    if (a->stored) return ShowKeptInStore(*a, r.store);
     RequireQueue(*a);
     Show(*a);
   });

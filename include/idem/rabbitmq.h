@@ -115,6 +115,11 @@ struct RabbitMqOptions {
   int64_t rpc_timeout_ms = 30'000;       // any broker round trip, confirms included; default 30 s
   int64_t release_min_delay_ms = 1'000;  // kRelease shorter than this is a plain requeue; default 1 s
   size_t dead_scan_limit = 10'000;       // most dead letters one console call reads; default 10 000
+  // The largest message body idem moves to a wait, hold or dead-letter queue:
+  // set it to the broker's max_message_size when that is lower. A dead letter
+  // whose body is larger is kept in the store (idem_dead_letters) instead.
+  // Default 128 MiB, RabbitMQ's own default.
+  size_t max_message_bytes = 128u << 20;
   // false: declare nothing, only check with passive declares that queues Q and
   // Q.dead exist (NotFound if not): for inspecting (stats, the console), so a
   // mistyped queue= never creates queues. Default true. Set from

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/bounded_text.h"
+
 namespace idem {
 
 void BatchItem::Decide(Outcome o) {
@@ -42,7 +44,8 @@ Settlement BatchItem::ToSettlement() const {
   const Outcome& o = OutcomeOrRelease(outcome);
   Settlement s;
   s.message = msg;
-  s.reason = o.kind == DecisionKind::kFirst && o.reason.empty() ? note : o.reason;
+  // Bounded here, whatever built it: the reason travels with the copy a broker must take.
+  s.reason = BoundedReason(o.kind == DecisionKind::kFirst && o.reason.empty() ? note : o.reason);
   s.delay_ms = o.delay_ms;
   // The record's count: this run if the handler ran, else the runs before it.
   s.attempts = ran ? attempt : std::max(attempt - 1, 0);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/batch_dedup.h"
+#include "core/bounded_text.h"
 
 namespace idem {
 namespace {
@@ -83,6 +84,17 @@ TEST(BatchItemOutcome, IsSetOnceAndTheFirstStands) {
   EXPECT_EQ(it.outcome->kind, DecisionKind::kParked);
   EXPECT_EQ(it.ToSettlement().kind, Settlement::Kind::kPark);
   EXPECT_EQ(it.ToDecision("g").reason, "payload is not JSON");
+}
+
+TEST(BatchItemOutcome, TheSettlementsReasonIsBoundedWhateverBuiltIt) {
+  Message m;
+  BatchItem it;
+  it.msg = &m;
+  it.Decide(Outcome::Park(Outcome::By::kStore, "handler threw: " + std::string(500'000, 'x')));
+  const Settlement s = it.ToSettlement();
+  EXPECT_LE(s.reason.size(), kMaxReasonBytes);
+  EXPECT_EQ(s.reason.rfind("handler threw: xxx", 0), 0u);
+  EXPECT_NE(s.reason.find("(500,015 bytes in all)"), std::string::npos);
 }
 
 TEST(BatchItemOutcome, SettlementAndDecisionOnlyMapIt) {

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "core/bounded_text.h"
 #include "core/json_exact.h"
 
 namespace idem {
@@ -107,9 +108,9 @@ Result<int64_t> Payload::Int(std::string_view path) const {
   const std::string& t = v->text;
   auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
   if (ec == std::errc::result_out_of_range)
-    return Status::InvalidArgument(Shown(path) + " is " + t + ", beyond the 64-bit range");
+    return Status::InvalidArgument(Shown(path) + " is " + QuotedValue(t) + ", beyond the 64-bit range");
   if (ec != std::errc() || end != t.data() + t.size())
-    return Status::InvalidArgument(Shown(path) + " is " + t + ", not a whole number");
+    return Status::InvalidArgument(Shown(path) + " is " + QuotedValue(t) + ", not a whole number");
   return n;
 }
 

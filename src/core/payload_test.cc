@@ -39,8 +39,8 @@ TEST(PayloadTest, TypedGettersNameTheFieldAndWhatWasFound) {
   Payload p = Parsed(R"({"id":1234567890123456789012345,"amount":12.5,"user":7,"ok":true})");
   auto big = p.Int("id");
   ASSERT_FALSE(big.ok());
-  EXPECT_EQ(big.status().message(), "field 'id' is 1234567890123456789012345, beyond the 64-bit range");
-  EXPECT_EQ(p.Int("amount").status().message(), "field 'amount' is 12.5, not a whole number");
+  EXPECT_EQ(big.status().message(), "field 'id' is \"1234567890123456789012345\", beyond the 64-bit range");
+  EXPECT_EQ(p.Int("amount").status().message(), "field 'amount' is \"12.5\", not a whole number");
   EXPECT_EQ(p.String("user").status().message(), "field 'user' must be a string, but is number");
   EXPECT_EQ(p.String("nope").status().message(), "field 'nope' must be a string, but is missing");
   EXPECT_TRUE(*p.Bool("ok"));

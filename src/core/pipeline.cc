@@ -29,6 +29,8 @@
 #include "core/pipeline_test_hooks.h"
 #include "core/plan_item.h"
 #include "core/run_handler.h"
+#include "idem/store_dead_letters.h"
+#include "store/dead_letter_table.h"
 
 namespace idem {
 
@@ -37,6 +39,14 @@ class Pipeline::Impl {
   Impl(Source* source, Store* store, Env* env, PipelineOptions options)
       : source_(source), env_(env), opt_(std::move(options)), store_phase_(store, env, &opt_, &counters_) {
     acks_in_tx_ = dynamic_cast<SettlesInStoreTransaction*>(source);
+    // What the broker cannot take back as a dead letter is kept in the store,
+    // so no message can hold its queue up for good.
+    if (auto* parks = dynamic_cast<ParksInStore*>(source); parks && store) {
+      // The sink lives as long as the pipeline, the only caller of Settle; the
+      // source may be gone first, so it is not told when the pipeline goes.
+      store_dead_letters_ = store_dead_letters::MakeSink(store, opt_.consumer_group, env);
+      parks->SetStoreDeadLetters(store_dead_letters_.get());
+    }
     if (acks_in_tx_)
       store_phase_.SetBeforeCommit([this](StoreTx& tx, const std::vector<BatchItem>& items,
                                           const std::vector<size_t>& runnable, const std::vector<Outcome>& outcomes) {
@@ -104,6 +114,7 @@ class Pipeline::Impl {
   // once it said the store's database is not its own.
   SettlesInStoreTransaction* acks_in_tx_ = nullptr;
   std::vector<size_t> acked_in_tx_;  // items whose ack the committed transaction carried
+  std::unique_ptr<StoreDeadLetterSink> store_dead_letters_;  // handed to a ParksInStore source
 };
 
 void Pipeline::Impl::Plan(std::vector<BatchItem>& items) {

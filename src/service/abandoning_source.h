@@ -16,17 +16,22 @@
 
 #include "idem/env.h"
 #include "idem/source.h"
+#include "idem/store_dead_letters.h"
 #include "service/control.h"
 
 namespace idem::service {
 
-class AbandoningSource final : public Source {
+class AbandoningSource final : public Source, public ParksInStore {
  public:
   AbandoningSource(Source* source, const Control* control) : source_(source), control_(control) {}
 
   Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
   Status Settle(const std::vector<Settlement>& settlements) override;
   Status Abandon() override { return source_->Abandon(); }
+  // Forwarded: the worker's broker keeps what it cannot dead-letter in the store.
+  void SetStoreDeadLetters(StoreDeadLetterSink* sink) override {
+    if (auto* parks = dynamic_cast<ParksInStore*>(source_)) parks->SetStoreDeadLetters(sink);
+  }
 
   // `clock` (may be null) gets Env::NowMs() when a poll hands out messages while it is 0.
   void SetInFlightClock(std::atomic<int64_t>* clock, Env* env) {

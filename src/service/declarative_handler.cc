@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 
+#include "core/bounded_text.h"
 #include "guards/change_balance_rows.h"
 #include "guards/insert_once_rows.h"
 
@@ -220,10 +221,10 @@ class Steps {
     switch (*r) {
       case BalanceChange::kApplied: return std::nullopt;
       case BalanceChange::kInsufficient:
-        return HandlerResult::Retryable("insufficient funds: " + s.table + " " + AsText(*key) + " cannot go below " +
+        return HandlerResult::Retryable("insufficient funds: " + s.table + " " + QuotedValue(AsText(*key)) + " cannot go below " +
                                         std::to_string(s.floor) + " by " + std::to_string(*amount) + " (" + label + ")");
       case BalanceChange::kNotFound:
-        return HandlerResult::Permanent("no row in " + s.table + " with " + s.key_column + " = " + AsText(*key) +
+        return HandlerResult::Permanent("no row in " + s.table + " with " + s.key_column + " = " + QuotedValue(AsText(*key)) +
                                         " (" + label + ")");
     }
     return std::nullopt;
@@ -237,7 +238,7 @@ class Steps {
     if (!also.ok()) return HandlerResult::FromStatus(also.status(), label);
     auto r = m.Move(ctx.tx, *key, s.target, *also);
     if (!r.ok()) return HandlerResult::FromStatus(r.status(), label);
-    const std::string what = r->Describe(s.target) + " (" + s.machine + " " + AsText(*key) + ", " + label + ")";
+    const std::string what = r->Describe(s.target) + " (" + s.machine + " " + QuotedValue(AsText(*key)) + ", " + label + ")";
     switch (r->outcome) {
       case TransitionResult::Outcome::kApplied: return std::nullopt;
       case TransitionResult::Outcome::kAlreadyInTarget: return HandlerResult::Ok(what);
@@ -261,10 +262,10 @@ class Steps {
     switch (*r) {
       case VersionedUpdate::kApplied: return std::nullopt;
       case VersionedUpdate::kVersionMoved:
-        return Stop(s.on_version_moved, "stale: " + s.table + " " + AsText(*key) + " is past version " +
+        return Stop(s.on_version_moved, "stale: " + s.table + " " + QuotedValue(AsText(*key)) + " is past version " +
                                             std::to_string(*version) + " (" + label + ")");
       case VersionedUpdate::kNotFound:
-        return HandlerResult::Permanent("no row in " + s.table + " with " + s.key_column + " = " + AsText(*key) +
+        return HandlerResult::Permanent("no row in " + s.table + " with " + s.key_column + " = " + QuotedValue(AsText(*key)) +
                                         " (" + label + ")");
     }
     return std::nullopt;

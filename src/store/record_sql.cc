@@ -37,7 +37,7 @@ const std::string& RecordColumns(Dialect dialect) {
 }
 
 std::string SchemaDdl(Dialect dialect) {
-  if (dialect == Dialect::kMySql) return MySqlSchemaDdl() + OutboxDdl(dialect);
+  if (dialect == Dialect::kMySql) return MySqlSchemaDdl() + OutboxDdl(dialect) + DeadLetterDdl(dialect);
   const bool pg = dialect == Dialect::kPostgres;
   // Keys compare byte-wise: exact, locale-independent, and the cheapest index
   // order. SQLite's default (BINARY) already is; PostgreSQL needs COLLATE "C".
@@ -68,7 +68,7 @@ std::string SchemaDdl(Dialect dialect) {
          "  PRIMARY KEY (consumer_group, key)\n"
          ")" + table_options + ";\n"
          "CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);\n" +
-         OutboxDdl(dialect);
+         OutboxDdl(dialect) + DeadLetterDdl(dialect);
 }
 
 Status CheckSchemaVersion(SqlTx& tx) {
@@ -183,6 +183,29 @@ std::string OutboxDdl(Dialect dialect) {
          "  last_error TEXT NOT NULL DEFAULT ''\n"
          ");\n"
          "CREATE INDEX IF NOT EXISTS idem_outbox_due ON idem_outbox (state, due_ms);\n";
+}
+
+// ---- Dead letters kept in the store ----
+
+std::string DeadLetterDdl(Dialect dialect) {
+  const bool pg = dialect == Dialect::kPostgres, my = dialect == Dialect::kMySql;
+  const std::string id = pg ? "BIGSERIAL PRIMARY KEY" : my ? "BIGINT AUTO_INCREMENT PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT";
+  // MySQL: bytes, compared and kept as they came (a producer's topic or key need not be UTF-8).
+  const std::string text = my ? "MEDIUMBLOB" : "TEXT";
+  const std::string bytes = pg ? "BYTEA" : my ? "LONGBLOB" : "BLOB";  // payloads are kept byte-exact
+  const std::string ms = pg || my ? "BIGINT" : "INTEGER";
+  return "CREATE TABLE IF NOT EXISTS idem_dead_letters (\n"
+         "  id             " + id + ",\n"
+         "  consumer_group " + text + " NOT NULL,\n"
+         "  topic          " + text + " NOT NULL,\n"
+         "  msg_key        " + text + " NOT NULL,\n"
+         "  message_id     " + text + " NOT NULL,\n"
+         "  headers        " + text + " NOT NULL,\n"
+         "  payload        " + bytes + " NOT NULL,\n"
+         "  reason         " + text + " NOT NULL,\n"
+         "  attempts       INTEGER NOT NULL DEFAULT 0,\n"
+         "  parked_ms      " + ms + " NOT NULL\n"
+         ")" + (my ? " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin" : "") + ";\n";
 }
 
 }  // namespace idem::record_sql

@@ -62,4 +62,11 @@ Status NoteDuplicate(SqlTx& tx, std::string_view group, std::string_view key, in
 // record table (SchemaDdl), so every store has it.
 std::string OutboxDdl(Dialect dialect);
 
+// ---- Dead letters kept in the store (docs/retries-and-dlq.md) ----
+// idem_dead_letters holds the messages a broker could not take back as a
+// dead-letter copy (the body alone over its limit, or a move it refused for
+// good): the payload byte-exact, the headers as a JSON object, the reason and
+// the handler runs. Created with the record table (SchemaDdl).
+std::string DeadLetterDdl(Dialect dialect);
+
 }  // namespace idem::record_sql

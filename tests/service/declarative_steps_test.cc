@@ -136,6 +136,20 @@ TEST_F(DeclarativeStepsTest, UnknownRowAndBadPayloadArePermanent) {
   EXPECT_NE(r.reason.find("no row in accounts"), std::string::npos) << r.reason;
 }
 
+TEST_F(DeclarativeStepsTest, AHugeValueIsQuotedCutWithItsLengthInTheReason) {
+  const std::string owner(200'000, 'u');
+  HandlerResult r = Run(R"({"pay_id":"P7","order":{"id":"O3"},"owner":")" + owner + R"(","amount":10})");
+  EXPECT_EQ(r.outcome, HandlerResult::Outcome::kPermanent);
+  EXPECT_NE(r.reason.find("no row in accounts"), std::string::npos) << r.reason.substr(0, 200);
+  EXPECT_NE(r.reason.find("uuu\xE2\x80\xA6\" (200,000 bytes)"), std::string::npos) << r.reason.substr(0, 200);
+  EXPECT_LT(r.reason.size(), 1000u) << "the value is not echoed whole";
+  // A 500,000-digit amount: its text is cut the same way.
+  r = Run(R"({"pay_id":"P8","order":{"id":"O3"},"owner":"u1","amount":)" + std::string(500'000, '9') + "}");
+  EXPECT_EQ(r.outcome, HandlerResult::Outcome::kPermanent);
+  EXPECT_NE(r.reason.find("(500,000 bytes)"), std::string::npos) << r.reason.substr(0, 200);
+  EXPECT_LT(r.reason.size(), 1000u);
+}
+
 TEST(DeclarativeConfigTest, StepErrorsNameTheirPosition) {
   const std::string head = "[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\n[[consumer.handler]]\n"
                            "topic = \"t\"\nkey = [\"id\"]\n";

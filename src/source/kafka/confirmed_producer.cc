@@ -60,7 +60,7 @@ Result<std::unique_ptr<ConfirmedProducer>> ConfirmedProducer::Open(const KafkaOp
   char value[32];
   size_t size = sizeof value;
   if (rd_kafka_conf_get(rd_kafka_conf(p->rk_.get()), "message.max.bytes", value, &size) == RD_KAFKA_CONF_OK)
-    p->max_message_bytes_ = std::strtoll(value, nullptr, 10);
+    p->max_message_bytes_ = std::strtoull(value, nullptr, 10);
   return p;
 }
 
@@ -78,11 +78,11 @@ Status ConfirmedProducer::CheckProducible(const OutRecord& r) const {
   int64_t bytes = kRecordFramingBytes + static_cast<int64_t>(r.key.size() + r.value.size());
   for (const auto& [name, value] : r.headers)
     bytes += kHeaderFramingBytes + static_cast<int64_t>(name.size() + value.size());
-  if (bytes <= max_message_bytes_) return Status::OK();
+  if (bytes <= static_cast<int64_t>(max_message_bytes_)) return Status::OK();
   return Status::InvalidArgument("Kafka: a record for " + BoundedQuote(r.topic) + " would take " +
                                  GroupedDigits(static_cast<size_t>(bytes)) + " bytes (payload " +
                                  GroupedDigits(r.value.size()) + ", key and headers with their framing), over " +
-                                 "message.max.bytes = " + GroupedDigits(static_cast<size_t>(max_message_bytes_)) +
+                                 "message.max.bytes = " + GroupedDigits(max_message_bytes_) +
                                  ": make the message smaller, or raise message.max.bytes on the client and the "
                                  "topic's max.message.bytes on the cluster");
 }
@@ -117,7 +117,9 @@ Status ConfirmedProducer::ProduceAll(std::vector<OutRecord>& records) {
       rd_kafka_headers_destroy(headers);  // not taken on failure
       delete slot;
       slots.push_back(nullptr);
-      if (first_error.ok()) first_error = KafkaError("producing to " + r.topic, err);
+      Status refused = KafkaError("producing to " + r.topic, err);
+      r.refused = !refused.IsRetryable();
+      if (first_error.ok()) first_error = refused;
       continue;
     }
     slots.push_back(slot);
@@ -136,7 +138,9 @@ Status ConfirmedProducer::ProduceAll(std::vector<OutRecord>& records) {
       continue;
     }
     if (slot->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-      if (first_error.ok()) first_error = KafkaError("producing to " + records[i].topic, slot->err);
+      Status refused = KafkaError("producing to " + records[i].topic, slot->err);
+      records[i].refused = !refused.IsRetryable();
+      if (first_error.ok()) first_error = refused;
     } else {
       records[i].stored_partition = slot->partition;
       records[i].stored_offset = slot->offset;

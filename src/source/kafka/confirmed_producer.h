@@ -26,6 +26,9 @@ struct OutRecord {
   int32_t stored_partition = -1;
   int64_t stored_offset = -1;
   int64_t stored_timestamp_ms = 0;
+  // Set by ProduceAll when the record was refused for good (too large, invalid):
+  // producing it again cannot succeed.
+  bool refused = false;
 };
 
 class ConfirmedProducer {
@@ -45,12 +48,15 @@ class ConfirmedProducer {
   Status CheckProducible(const OutRecord& r) const;
 
   rd_kafka_t* handle() { return rk_.get(); }
+  // The producer's message.max.bytes: the most a record's key, value and
+  // headers may take (record_fit.h).
+  size_t max_message_bytes() const { return max_message_bytes_; }
 
  private:
   explicit ConfirmedProducer(int64_t timeout_ms) : timeout_ms_(timeout_ms) {}
   KafkaHandle rk_;
   int64_t timeout_ms_;
-  int64_t max_message_bytes_ = 1'000'000;  // the client's message.max.bytes, read at Open
+  size_t max_message_bytes_ = 1'000'000;  // the client's message.max.bytes, read at Open
 };
 
 }  // namespace idem::kafka

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <set>
 
+#include "core/bounded_text.h"
 #include "idem/kafka.h"
+#include "idem/store_dead_letters.h"
 #include "source/kafka/client_config.h"
 #include "source/kafka/confirmed_producer.h"
 #include "source/kafka/dead_letter_console.h"
 #include "source/kafka/group_consumer.h"
 #include "source/kafka/moves.h"
+#include "source/kafka/record_fit.h"
 #include "source/kafka/record_codec.h"
 #include "source/kafka/topic_reader.h"
 
@@ -26,7 +29,7 @@ PartitionKey KeyOf(const std::vector<std::string>& consumed, const Receipt& r) {
 
 // One object plays every part: a Kafka broker's consumer, producer and
 // console share the options, the producer and the member history.
-class KafkaBroker final : public Broker, public Source, public Publisher, public DeadLetters {
+class KafkaBroker final : public Broker, public Source, public Publisher, public DeadLetters, public ParksInStore {
  public:
   KafkaBroker(KafkaOptions options, std::string bootstrap, std::unique_ptr<ConfirmedProducer> producer, Env* env)
       : options_(std::move(options)),
@@ -39,6 +42,20 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
   Source& source() override { return *this; }
   Publisher& publisher() override { return *this; }
   DeadLetters* dead_letters() override { return this; }
+  void SetStoreDeadLetters(StoreDeadLetterSink* sink) override { store_dead_letters_ = sink; }
+
+  // A dead letter Kafka cannot take (record_fit.h, or refused for good), into
+  // the store. OK once it is kept there: its offset may then be settled.
+  Status ParkInStore(const Settlement& s, const std::string& why) {
+    if (!store_dead_letters_)
+      return Status::Permanent("Kafka: the dead-letter record cannot be produced (" + why +
+                               ") and this consumer has no store to keep it in; it is handed out again "
+                               "(consume through idem::Pipeline, which gives the source its store)");
+    auto id = store_dead_letters_->Park(
+        *s.message, BoundedReason(s.reason + " [kept in the store: the dead-letter record cannot go to Kafka: " + why + "]"),
+        s.attempts);
+    return id.ok() ? Status::OK() : id.status();
+  }
 
   // The topics the group consumes: the main topics and their retry topics.
   std::vector<std::string> ConsumedTopics() const {
@@ -137,8 +154,29 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
     std::vector<Pending> settle;     // acks, and moves once confirmed
     std::vector<OutRecord> moves;
     std::vector<Pending> moved;
-    std::vector<const Message*> moved_messages;
+    std::vector<const Settlement*> moved_settlements;
     const int64_t now = env_->NowMs();
+    const int64_t again_ms = now + options_.retry_delays_ms.front();
+    Status unmovable;  // a dead letter that fits nowhere, not even in the store
+    // Handed out again after the shortest retry delay: the pipeline decides it again.
+    auto again = [&](const Settlement& s, const PartitionKey& key) {
+      released_.push_back({*s.message, again_ms, key});
+      handed_out_.erase(s.message->receipt);
+    };
+    // A copy Kafka cannot take: a dead letter goes to the store (its offset
+    // then settles); a retry is handed out again, and the record's attempts
+    // still run out into a park.
+    auto cannot_move = [&](const Settlement& s, const PartitionKey& key, const std::string& why) {
+      if (s.kind == Settlement::Kind::kPark) {
+        Status kept = ParkInStore(s, why);
+        if (kept.ok()) {
+          settle.push_back({key, s.message->receipt});
+          return;
+        }
+        if (unmovable.ok()) unmovable = kept;
+      }
+      again(s, key);
+    };
     for (const Settlement& s : settlements) {
       if (!s.message || s.message->receipt.stream < 0 || static_cast<size_t>(s.message->receipt.stream) >= consumed_.size())
         return Status::InvalidArgument("Kafka: settling a message this broker did not hand out");
@@ -157,16 +195,22 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
           settle.push_back({key, r});
           break;
         case Settlement::Kind::kRetry:
-          moves.push_back(
-              RetryRecord(*s.message, origin, options_.retry_delays_ms, s.delay_ms, s.reason, s.attempts, now));
+        case Settlement::Kind::kPark: {
+          const std::string reason = BoundedReason(s.reason);
+          OutRecord rec = s.kind == Settlement::Kind::kRetry
+                              ? RetryRecord(*s.message, origin, options_.retry_delays_ms, s.delay_ms, reason,
+                                            s.attempts, now)
+                              : DeadLetterRecord(*s.message, origin, reason, s.attempts, now);
+          RecordFit fit = FitRecord(rec, producer_->max_message_bytes());
+          if (!fit.fits) {
+            cannot_move(s, key, fit.why_not);
+            break;
+          }
+          moves.push_back(std::move(rec));
           moved.push_back({key, r});
-          moved_messages.push_back(s.message);
+          moved_settlements.push_back(&s);
           break;
-        case Settlement::Kind::kPark:
-          moves.push_back(DeadLetterRecord(*s.message, origin, s.reason, s.attempts, now));
-          moved.push_back({key, r});
-          moved_messages.push_back(s.message);
-          break;
+        }
         case Settlement::Kind::kRelease:
           // The offset stays unsettled (nothing is committed past it) and this
           // member hands the message out again after the delay.
@@ -181,23 +225,29 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
       // unconfirmed one stays unsettled (nothing is committed past it), and this
       // member hands it out again after the shortest retry delay, so the
       // pipeline decides again and the move is tried again; it would otherwise
-      // wait for the next rebalance. A copy, never a loss.
+      // wait for the next rebalance. A copy, never a loss. One refused for good
+      // would be refused again: a dead letter goes to the store instead.
       result = producer_->ProduceAll(moves);
-      const int64_t again_ms = now + options_.retry_delays_ms.front();
+      bool given_again = false;
       for (size_t i = 0; i < moves.size(); ++i) {
+        const Settlement& s = *moved_settlements[i];
         if (moves[i].stored_offset >= 0) {
           settle.push_back(moved[i]);
+        } else if (moves[i].refused && s.kind == Settlement::Kind::kPark) {
+          cannot_move(s, moved[i].partition, "Kafka refused it: " + result.ToString());
         } else {
-          released_.push_back({*moved_messages[i], again_ms, moved[i].partition});
-          handed_out_.erase(moved[i].receipt);
+          again(s, moved[i].partition);
+          given_again = true;
         }
       }
+      if (!given_again) result = Status::OK();  // every refusal is kept in the store (or in `unmovable`)
     }
     for (const Pending& p : settle) {
       consumer_->Settle(p.partition, p.receipt.sequence, p.receipt.generation);
       handed_out_.erase(p.receipt);
     }
     consumer_->CommitIfDue();
+    if (!unmovable.ok()) return unmovable;
     return result;
   }
 
@@ -346,6 +396,7 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
 
   KafkaOptions options_;
   std::string bootstrap_;
+  StoreDeadLetterSink* store_dead_letters_ = nullptr;  // set by the Pipeline (ParksInStore)
   std::unique_ptr<ConfirmedProducer> producer_;
   DeadLetterConsole console_;
   Env* env_;

@@ -49,6 +49,7 @@ Status SetOption(RabbitMqOptions& o, const std::string& name, const std::string&
   else if (name == "rpc_timeout_ms") return number(&o.rpc_timeout_ms);
   else if (name == "release_min_delay_ms") return number(&o.release_min_delay_ms);
   else if (name == "dead_scan_limit") return number(&o.dead_scan_limit);
+  else if (name == "max_message_bytes") return number(&o.max_message_bytes);
   else if (name == "known_wait_ms") {
     o.known_wait_ms.clear();
     std::stringstream in(value);
@@ -62,7 +63,7 @@ Status SetOption(RabbitMqOptions& o, const std::string& name, const std::string&
     return Status::InvalidArgument(
         "amqp:// URL: unknown parameter '" + name +
         "' (known: queue, exchange, dead_queue, prefetch, heartbeat_s, connect_timeout_ms, rpc_timeout_ms, "
-        "release_min_delay_ms, dead_scan_limit, known_wait_ms)");
+        "release_min_delay_ms, dead_scan_limit, max_message_bytes, known_wait_ms)");
   }
   return Status::OK();
 }

@@ -16,9 +16,9 @@ Result<std::vector<Message>> RabbitMqBroker::Poll(size_t max_messages, int64_t m
   if (!pending_.empty()) {
     // Finish the moves decided earlier before taking more work: while the
     // publisher is down, the pipeline then backs off instead of spinning.
-    std::vector<Receipt> acks;
-    Status moved = FinishMoves(&acks);
-    Status acked = AckAndRequeue(acks, {});
+    std::vector<Receipt> acks, requeues;
+    Status moved = FinishMoves(&acks, &requeues);
+    Status acked = AckAndRequeue(acks, requeues);
     if (!moved.ok()) return moved;
     if (!acked.ok()) return acked;
   }

@@ -56,6 +56,16 @@ class FieldTable {
   // Removes every key that starts with `prefix`.
   void RemovePrefix(std::string_view prefix);
   amqp_table_t table();
+  // The entries in order, for sizing and trimming a copy (copy_fit.h).
+  const std::vector<amqp_table_entry_t>& entries() const { return entries_; }
+  // Keeps the entries whose index `keep` accepts, in their order.
+  template <typename Keep>
+  void Filter(Keep keep) {
+    std::vector<amqp_table_entry_t> kept;
+    for (size_t i = 0; i < entries_.size(); ++i)
+      if (keep(i)) kept.push_back(entries_[i]);
+    entries_ = std::move(kept);
+  }
 
  private:
   amqp_field_value_t* Slot(std::string_view key);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "idem/rabbitmq.h"
+#include "idem/store_dead_letters.h"
 #include "source/rabbitmq/confirmed_publisher.h"
 #include "source/rabbitmq/connection.h"
 #include "source/rabbitmq/dead_letter_console.h"
@@ -46,14 +47,20 @@ struct Delivery {
 
 struct PendingMove {
   Receipt receipt;  // of the original delivery
+  Settlement::Kind kind = Settlement::Kind::kPark;
   std::unique_ptr<Outgoing> copy;
+  // A dead letter's message, reason and attempts, for the store should
+  // RabbitMQ refuse the copy for good (ParkInStore).
+  Message message;
+  std::string reason;
+  int attempts = 0;
   std::string delay_queue;  // wait/hold queue to declare first; empty for the terminal queue
   int64_t delay_ms = 0;
   uint64_t held_by = 0;  // ConfirmedPublisher generation holding it unconfirmed; 0 = not sent
 };
 
 // One object is the broker and each of its parts: they share the two connections.
-class RabbitMqBroker final : public Broker, public Source, public Publisher, public DeadLetters {
+class RabbitMqBroker final : public Broker, public Source, public Publisher, public DeadLetters, public ParksInStore {
  public:
   RabbitMqBroker(const RabbitMqOptions& options, Env* env);
 
@@ -69,6 +76,7 @@ class RabbitMqBroker final : public Broker, public Source, public Publisher, pub
   Status Abandon() override;
   Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override;
   Result<int64_t> ParkRejected(const Message& message, const std::string& reason) override;
+  void SetStoreDeadLetters(StoreDeadLetterSink* sink) override { store_dead_letters_ = sink; }
 
   Result<std::vector<DeadLetter>> List(size_t limit, int64_t after_id) override {
     IDEM_RETURN_IF_ERROR(EnsurePublisher());
@@ -104,9 +112,22 @@ class RabbitMqBroker final : public Broker, public Source, public Publisher, pub
   Receipt ReceiptOf(const Delivery& d) const {
     return Receipt{static_cast<int64_t>(d.envelope.delivery_tag), receipt_base_ + static_cast<int64_t>(d.generation)};
   }
-  void QueueMove(const Receipt& receipt, const Delivery& d, const Settlement& s, int64_t now);
-  // Publishes every pending move; appends the receipts to ack on success.
-  Status FinishMoves(std::vector<Receipt>* acks);
+  // Queues the move of `s`, sized to fit (copy_fit.h). What cannot fit goes to
+  // the store and is acked (`acks`), or, when the store cannot take it or it is
+  // not a dead letter, back to the queue (`requeues`); `why` says which.
+  void QueueMove(const Receipt& receipt, const Delivery& d, const Settlement& s, int64_t now,
+                 std::vector<Receipt>* acks, std::vector<Receipt>* requeues, Status* why);
+  // A dead letter RabbitMQ cannot take, into the store: OK once it is kept there.
+  Status ParkInStore(const Message& m, const std::string& reason, int attempts, const std::string& why);
+  // The frame the publishing connection negotiated (idem asks for 131,072 bytes).
+  size_t FrameMax();
+  // Publishes every pending move; appends the receipts to ack on success, and
+  // those to give back when RabbitMQ refused a move for good and the store
+  // could not take it instead.
+  Status FinishMoves(std::vector<Receipt>* acks, std::vector<Receipt>* requeues);
+  // After a refusal that no retry can change: each move alone, and what is still
+  // refused goes to the store (dead letters) or back to the queue (the others).
+  Status SettleRefusedMoves(std::vector<Receipt>* acks, std::vector<Receipt>* requeues);
   Status AckAndRequeue(const std::vector<Receipt>& acks, const std::vector<Receipt>& requeues);
   std::string NewMessageId();
 
@@ -123,6 +144,7 @@ class RabbitMqBroker final : public Broker, public Source, public Publisher, pub
   std::map<Receipt, std::unique_ptr<Delivery>> in_flight_;
   std::vector<PendingMove> pending_;
   std::set<Receipt> abandoned_;  // receipts given back by Abandon, not settled since
+  StoreDeadLetterSink* store_dead_letters_ = nullptr;  // set by the Pipeline (ParksInStore)
 };
 
 }  // namespace idem::rabbitmq

@@ -16,32 +16,79 @@
 #include <algorithm>
 #include <set>
 
+#include "core/bounded_text.h"
+#include "source/rabbitmq/copy_fit.h"
 #include "source/rabbitmq/message_codec.h"
 #include "source/rabbitmq/rabbitmq_broker.h"
 
 namespace idem::rabbitmq {
 
-void RabbitMqBroker::QueueMove(const Receipt& receipt, const Delivery& d, const Settlement& s, int64_t now) {
+size_t RabbitMqBroker::FrameMax() {
+  if (!publisher_.is_open()) return kDefaultFrameMax;
+  const int negotiated = amqp_get_frame_max(publisher_.raw());
+  return negotiated > 0 ? std::min<size_t>(static_cast<size_t>(negotiated), kDefaultFrameMax) : kDefaultFrameMax;
+}
+
+Status RabbitMqBroker::ParkInStore(const Message& m, const std::string& reason, int attempts, const std::string& why) {
+  if (!store_dead_letters_)
+    return Status::Permanent("the dead-letter copy cannot go to RabbitMQ (" + why +
+                             ") and this consumer has no store to keep it in; it is given back to the queue "
+                             "(consume through idem::Pipeline, which gives the source its store)");
+  const std::string kept = BoundedReason(reason + " [kept in the store: the dead-letter copy cannot go to RabbitMQ: " +
+                                         why + "]");
+  auto id = store_dead_letters_->Park(m, kept, attempts);
+  if (!id.ok())
+    return Annotate(id.status(), " (keeping in the store a dead letter RabbitMQ cannot take; it is given back "
+                                 "to the queue and parked again when it comes back)");
+  return Status::OK();
+}
+
+void RabbitMqBroker::QueueMove(const Receipt& receipt, const Delivery& d, const Settlement& s, int64_t now,
+                               std::vector<Receipt>* acks, std::vector<Receipt>* requeues, Status* why) {
   PendingMove move;
   move.receipt = receipt;
+  move.kind = s.kind;
   move.copy = Outgoing::CopyOf(d.envelope.message.properties, d.envelope.message.body);
   const Message& m = *s.message;
+  const std::string reason = BoundedReason(s.reason);
+  CopyFit fit;
   switch (s.kind) {
     case Settlement::Kind::kRetry:
       move.delay_ms = std::max<int64_t>(s.delay_ms, 0);
       move.delay_queue = names_.Wait(move.delay_ms);
-      MakeRetryCopy(*move.copy, m, move.delay_queue, s.reason, s.attempts, now);
+      MakeRetryCopy(*move.copy, m, move.delay_queue, reason, s.attempts, now);
+      fit = FitMoveCopy(*move.copy, FrameMax(), opt_.max_message_bytes);
       break;
     case Settlement::Kind::kRelease:
       move.delay_ms = HoldStepMs(s.delay_ms);
       move.delay_queue = names_.Hold(move.delay_ms);
       MakeHoldCopy(*move.copy, m, move.delay_queue);
+      fit = FitCopy(*move.copy, {kTopicHeader}, FrameMax(), opt_.max_message_bytes);
       break;
     default:
-      MakeDeadCopy(*move.copy, m, names_, s.reason, s.attempts, ids_.Next(), now);
+      MakeDeadCopy(*move.copy, m, names_, reason, s.attempts, ids_.Next(), now);
+      fit = FitMoveCopy(*move.copy, FrameMax(), opt_.max_message_bytes);
+      move.message = m;
+      move.reason = reason;
+      move.attempts = s.attempts;
       break;
   }
-  pending_.push_back(std::move(move));
+  if (fit.fits) {
+    pending_.push_back(std::move(move));
+    return;
+  }
+  // Not even the body with idem's headers fits RabbitMQ. A dead letter is kept
+  // in the store and acked; a retry or a hold goes back to the queue at once
+  // (the record counts the attempt, so retries still end, in the store).
+  if (s.kind == Settlement::Kind::kPark) {
+    Status kept = ParkInStore(m, reason, s.attempts, fit.why_not);
+    if (kept.ok()) {
+      acks->push_back(receipt);
+      return;
+    }
+    if (why->ok()) *why = kept;
+  }
+  requeues->push_back(receipt);
 }
 
 Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
@@ -62,6 +109,7 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
   }
   const int64_t now = env_->NowMs();
   std::vector<Receipt> acks, requeues, forget;
+  Status unmovable;  // a copy that fits nowhere, not even in the store
   for (size_t i = 0; i < settlements.size(); ++i) {
     const Settlement& s = settlements[i];
     const Receipt& receipt = s.message->receipt;
@@ -80,12 +128,12 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
         break;
       case Settlement::Kind::kRetry:
       case Settlement::Kind::kPark:
-        QueueMove(receipt, d, s, now);
+        QueueMove(receipt, d, s, now, &acks, &requeues, &unmovable);
         break;
       case Settlement::Kind::kRelease:
         // A short hold is a plain requeue: the pipeline backs off by itself, and a
         // hold queue for every few milliseconds would cost more than it saves.
-        if (s.delay_ms >= opt_.release_min_delay_ms) QueueMove(receipt, d, s, now);
+        if (s.delay_ms >= opt_.release_min_delay_ms) QueueMove(receipt, d, s, now, &acks, &requeues, &unmovable);
         else requeues.push_back(receipt);
         break;
     }
@@ -94,9 +142,10 @@ Status RabbitMqBroker::Settle(const std::vector<Settlement>& settlements) {
   // Plain acks first: they need nothing from the publisher, which may be
   // blocked; then the moves, and the acks of the originals they confirmed.
   Status acked = AckAndRequeue(acks, requeues);
-  std::vector<Receipt> moved;
-  Status moves = FinishMoves(&moved);
-  Status acked_moved = AckAndRequeue(moved, {});
+  std::vector<Receipt> moved, refused;
+  Status moves = FinishMoves(&moved, &refused);
+  Status acked_moved = AckAndRequeue(moved, refused);
+  if (!unmovable.ok()) return unmovable;
   if (!moves.ok()) return moves;
   if (!acked.ok()) return acked;
   if (!acked_moved.ok()) return acked_moved;
@@ -119,7 +168,7 @@ Status RabbitMqBroker::Abandon() {
   return Status::OK();
 }
 
-Status RabbitMqBroker::FinishMoves(std::vector<Receipt>* acks) {
+Status RabbitMqBroker::FinishMoves(std::vector<Receipt>* acks, std::vector<Receipt>* requeues) {
   // A move whose original went stale meanwhile is dropped: the broker delivers
   // the original again (see Settle).
   std::erase_if(pending_, [&](const PendingMove& p) {
@@ -155,10 +204,44 @@ Status RabbitMqBroker::FinishMoves(std::vector<Receipt>* acks) {
   Status s = Publish(batch, declare, /*hold=*/true);
   if (confirms_.holding())
     for (PendingMove& p : pending_) p.held_by = confirms_.generation();
+  // Refused for good (not a lost connection, not a blocked broker): trying the
+  // same batch again would fail the same way forever, with the queue behind it.
+  if (!s.ok() && !s.IsRetryable() && !s.IsInDoubt() && !confirms_.holding())
+    return SettleRefusedMoves(acks, requeues);
   if (!s.ok()) return Annotate(s, note);
   for (PendingMove& p : pending_) acks->push_back(p.receipt);
   pending_.clear();
   return Status::OK();
+}
+
+Status RabbitMqBroker::SettleRefusedMoves(std::vector<Receipt>* acks, std::vector<Receipt>* requeues) {
+  std::vector<PendingMove> moves = std::move(pending_);
+  pending_.clear();
+  Status first;
+  for (PendingMove& p : moves) {
+    std::vector<std::pair<std::string, int64_t>> declare;
+    if (!p.delay_queue.empty()) declare.emplace_back(p.delay_queue, p.delay_ms);
+    Status s = Publish({p.copy.get()}, declare);
+    if (s.ok()) {
+      acks->push_back(p.receipt);
+      continue;
+    }
+    if (s.IsRetryable() || s.IsInDoubt()) {  // the connection failed meanwhile: try again later
+      pending_.push_back(std::move(p));
+      if (first.ok()) first = s;
+      continue;
+    }
+    if (p.kind == Settlement::Kind::kPark) {
+      Status kept = ParkInStore(p.message, p.reason, p.attempts, "RabbitMQ refused it: " + s.ToString());
+      if (kept.ok()) {
+        acks->push_back(p.receipt);
+        continue;
+      }
+      if (first.ok()) first = kept;
+    }
+    requeues->push_back(p.receipt);
+  }
+  return first;
 }
 
 Status RabbitMqBroker::AckAndRequeue(const std::vector<Receipt>& acks, const std::vector<Receipt>& requeues) {
