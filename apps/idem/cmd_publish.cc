@@ -11,7 +11,7 @@
 
 #include "cli_checks.h"
 #include "cli_util.h"
-#include "core/bounded_quote.h"
+#include "core/bounded_text.h"
 #include "core/key_length.h"
 #include "idem/key.h"
 #include "json_out.h"

@@ -32,6 +32,11 @@ std::string QuotedValue(std::string_view value) {
          " bytes)";
 }
 
+std::string BoundedQuote(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return "'" + std::string(text) + "'";
+  return "'" + std::string(HeadOf(text, max_bytes)) + "\xE2\x80\xA6' (" + GroupedCount(text.size()) + " bytes)";
+}
+
 std::string BoundedReason(std::string_view reason, size_t max_bytes) {
   if (reason.size() <= max_bytes) return std::string(reason);
   const std::string tail = "\xE2\x80\xA6 (" + GroupedCount(reason.size()) + " bytes in all)";

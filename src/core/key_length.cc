@@ -1,6 +1,6 @@
 #include "core/key_length.h"
 
-#include "core/bounded_quote.h"
+#include "core/bounded_text.h"
 #include "idem/key.h"
 
 namespace idem {

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "core/bounded_quote.h"
+#include "core/bounded_text.h"
 #include "source/kafka/client_config.h"
 
 namespace idem::kafka {
@@ -80,9 +80,9 @@ Status ConfirmedProducer::CheckProducible(const OutRecord& r) const {
     bytes += kHeaderFramingBytes + static_cast<int64_t>(name.size() + value.size());
   if (bytes <= static_cast<int64_t>(max_message_bytes_)) return Status::OK();
   return Status::InvalidArgument("Kafka: a record for " + BoundedQuote(r.topic) + " would take " +
-                                 GroupedDigits(static_cast<size_t>(bytes)) + " bytes (payload " +
-                                 GroupedDigits(r.value.size()) + ", key and headers with their framing), over " +
-                                 "message.max.bytes = " + GroupedDigits(max_message_bytes_) +
+                                 GroupedCount(static_cast<size_t>(bytes)) + " bytes (payload " +
+                                 GroupedCount(r.value.size()) + ", key and headers with their framing), over " +
+                                 "message.max.bytes = " + GroupedCount(max_message_bytes_) +
                                  ": make the message smaller, or raise message.max.bytes on the client and the "
                                  "topic's max.message.bytes on the cluster");
 }

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "core/bounded_quote.h"
+#include "core/bounded_text.h"
 #include "source/rabbitmq/publish_limits.h"
 
 namespace idem::rabbitmq {

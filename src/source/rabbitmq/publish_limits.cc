@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/bounded_quote.h"
+#include "core/bounded_text.h"
 #include "idem/key.h"
 #include "source/rabbitmq/connection.h"
 
@@ -135,9 +135,9 @@ Status CheckPublishable(Outgoing& o, size_t frame_max) {
   const int64_t bytes = EncodedPropertiesBytes(o);
   const int64_t room = static_cast<int64_t>(frame_max) - static_cast<int64_t>(kHeaderFrameOverhead);
   if (bytes > room)
-    return Status::InvalidArgument("the message's properties and headers take " + GroupedDigits(bytes) +
-                                   " bytes encoded, more than the " + GroupedDigits(room > 0 ? room : 0) +
-                                   " one AMQP header frame holds (frame_max " + GroupedDigits(frame_max) +
+    return Status::InvalidArgument("the message's properties and headers take " + GroupedCount(bytes) +
+                                   " bytes encoded, more than the " + GroupedCount(room > 0 ? room : 0) +
+                                   " one AMQP header frame holds (frame_max " + GroupedCount(frame_max) +
                                    "): put large values in the body, not in headers");
   return Status::OK();
 }
