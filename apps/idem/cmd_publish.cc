@@ -12,6 +12,7 @@
 #include "cli_util.h"
 #include "idem/key.h"
 #include "json_out.h"
+#include "terminal_text.h"
 
 namespace idem::cli {
 namespace {
@@ -117,7 +118,8 @@ void Run(const PublishArgs& a) {
                        "' keeps no dead-letter queue to park it in: fix the line and publish again");
       auto row = queue->dead_letters()->ParkRejected(m, "rejected at publish: line " + std::to_string(line_no) + ": " + why);
       if (!row.ok()) throw CliError("cannot park rejected line " + std::to_string(line_no) + ": " + row.status().ToString());
-      std::cerr << "idem publish: line " << line_no << ": " << why << " (parked as dead letter " << *row << ")\n";
+      std::cerr << "idem publish: line " << line_no << ": " << TerminalSafe(why) << " (parked as dead letter " << *row
+                << ")\n";
       parked.push_back({line_no, *row, why});
       continue;
     }
