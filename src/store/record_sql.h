@@ -52,4 +52,9 @@ Status NoteDuplicate(SqlTx& tx, std::string_view group, std::string_view key, in
 // record table (SchemaDdl), so every store has it.
 std::string OutboxDdl(Dialect dialect);
 
+// ---- Replay grants (store/replay_grants.h) ----
+// idem_replay_grants: one row per dead letter an operator replayed, taken by
+// the run of that copy. Created with the record table (SchemaDdl).
+std::string ReplayGrantDdl(Dialect dialect);
+
 }  // namespace idem::record_sql

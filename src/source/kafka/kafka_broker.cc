@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/reserved_headers.h"
 #include "idem/kafka.h"
 #include "source/kafka/client_config.h"
 #include "source/kafka/confirmed_producer.h"
@@ -105,6 +106,9 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
       const std::string topic = rd_kafka_topic_name(f.record->rkt);
       const size_t stream = ConsumedIndex(topic);
       Message m = ToMessage(f.record.get(), options_.topics[MainOf(stream)]);
+      // A main-topic record is a producer's (a replay copy too: its grant is
+      // in the store); only a retry topic's records are copies idem wrote.
+      if (stream % (1 + options_.retry_delays_ms.size()) == 0) DisownReservedHeaders(m.headers, IsMovesHeader);
       m.redelivered = f.redelivered;
       m.delivery_count = f.delivery_count;
       m.received_at_ms = now;

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "source/rabbitmq/message_codec.h"
+#include "source/rabbitmq/own_copies.h"
 #include "source/rabbitmq/rabbitmq_broker.h"
 
 namespace idem::rabbitmq {
@@ -25,6 +26,10 @@ void RabbitMqBroker::QueueMove(const Receipt& receipt, const Delivery& d, const 
   PendingMove move;
   move.receipt = receipt;
   move.copy = Outgoing::CopyOf(d.envelope.message.properties, d.envelope.message.body);
+  // The copy is idem's: stamped so (own_copies.h), and a producer's
+  // x-idem-* headers do not travel in it under their own names.
+  if (!MadeByIdem(d.envelope.message.properties, opt_.user)) DisownProducerHeaders(move.copy->headers);
+  move.copy->user_id = opt_.user;
   const Message& m = *s.message;
   switch (s.kind) {
     case Settlement::Kind::kRetry:
