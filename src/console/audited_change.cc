@@ -63,7 +63,9 @@ Result<int64_t> ApplyAudited(DeadLetters& dead, AuditLog& audit, const Identity&
                                row.status().ToString());
   // The broker's own mark names the operator as well (x-idem-replay, idem_queue_audit).
   // "All" of none replays nothing (not whatever arrives meanwhile).
-  auto n = !replay ? dead.Purge(change.ids, who.name) : ids.empty() ? Result<int64_t>(int64_t{0}) : dead.Replay(ids, who.name);
+  Result<int64_t> n = int64_t{0};
+  if (!replay) n = dead.Purge(change.ids, who.name);
+  else if (!ids.empty()) n = dead.Replay(ids, who.name);
   const Status finished = audit.Finish(*row, n.ok() ? *n : -1, n.ok() ? "ok" : n.status().ToString());
   if (!n.ok()) return n.status();
   if (!finished.ok())
