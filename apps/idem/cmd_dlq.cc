@@ -286,7 +286,8 @@ void AddDlqCommand(CLI::App& app) {
   common(list);
   list->add_option("--limit", a->limit, "At most this many")->capture_default_str()->transform(IntegerIn(1, 1'000'000));
   list->add_option("--after", a->after, "Only ids greater than this (paging)")->transform(kId);
-  list->add_flag("--json", a->json, "One JSON object per line (id as a string; key, or key_base64 if not UTF-8)");
+  list->add_flag("--json", a->json, "One JSON object per line (id as a string; a field whose bytes are not UTF-8,\n"
+                "such as key or reason, as key_base64, reason_base64)");
   list->callback([a] {
     Resolve(*a);
     RequireQueue(*a);
