@@ -14,6 +14,7 @@
 #include "console/command_line_identity.h"
 #include "idem/store_access.h"
 #include "json_out.h"
+#include "terminal_text.h"
 #include "service/config.h"
 #include "store/dead_letter_table.h"
 #include "store/store_url.h"
@@ -23,16 +24,18 @@ namespace {
 
 using nlohmann::json;
 
-// Ids as strings; payload and key byte-exact (see json_out.h).
+// Ids as strings; every field a producer's bytes reach (id, topic, key,
+// reason, payload, headers) byte-exact: the text when it is UTF-8, else
+// FIELD_base64 (see json_out.h).
 json DeadToJson(const DeadLetter& d, bool with_payload) {
   json j{{"id", IdString(d.id)},
-         {"msg_id", d.message.id},
-         {"topic", d.message.topic},
          {"attempts", d.attempts},
          {"deliveries", d.message.delivery_count},
          {"first_failed", FormatTimeMs(d.first_failed_ms)},
-         {"last_failed", FormatTimeMs(d.last_failed_ms)},
-         {"reason", d.reason}};
+         {"last_failed", FormatTimeMs(d.last_failed_ms)}};
+  PutBytes(j, "msg_id", d.message.id);
+  PutBytes(j, "topic", d.message.topic);
+  PutBytes(j, "reason", d.reason);
   PutBytes(j, "key", d.message.key);
   if (with_payload) {
     j["headers"] = HeadersJson(d.message.headers);
@@ -111,9 +114,12 @@ void List(const DlqArgs& a) {
   }
   std::printf("%-8s %-10s %-8s %-24s %s\n", "ID", "TOPIC", "ATTEMPTS", "LAST FAILED", "REASON");
   for (const DeadLetter& d : *list) {
-    std::string reason = d.reason.size() > 100 ? d.reason.substr(0, 97) + "..." : d.reason;
-    std::printf("%-8lld %-10s %-8d %-24s %s\n", static_cast<long long>(d.id), d.message.topic.c_str(), d.attempts,
-                FormatTimeMs(d.last_failed_ms).c_str(), reason.c_str());
+    // Escaped before it is cut, so the cut never splits an escape (and an
+    // escaped string holds no NUL for %s to stop at).
+    std::string reason = TerminalSafe(d.reason);
+    if (reason.size() > 100) reason = reason.substr(0, 97) + "...";
+    std::printf("%-8lld %-10s %-8d %-24s %s\n", static_cast<long long>(d.id), TerminalSafe(d.message.topic).c_str(),
+                d.attempts, FormatTimeMs(d.last_failed_ms).c_str(), reason.c_str());
   }
   if (list->size() == a.limit)
     std::cout << "(more may follow: --after " << list->back().id << ")\n";
@@ -132,17 +138,20 @@ void Show(const DlqArgs& a) {
     return;
   }
   const DeadLetter& x = **d;
+  // Producer bytes are escaped (terminal_text.h); --json has them exactly.
   std::cout << "id            " << x.id << "\n"
-            << "message id    " << x.message.id << "\n"
-            << "topic         " << x.message.topic << "\n"
-            << "business key  " << x.message.key << "\n"
+            << "message id    " << TerminalSafe(x.message.id) << "\n"
+            << "topic         " << TerminalSafe(x.message.topic) << "\n"
+            << "business key  " << TerminalSafe(x.message.key) << "\n"
             << "attempts      " << x.attempts << "\n"
             << "deliveries    " << x.message.delivery_count << "\n"
             << "first failed  " << FormatTimeMs(x.first_failed_ms) << "\n"
             << "last failed   " << FormatTimeMs(x.last_failed_ms) << "\n"
-            << "reason        " << x.reason << "\n"
-            << "payload       (" << x.message.payload.size() << " bytes)\n"
-            << x.message.payload << "\n";
+            << "reason        " << TerminalSafe(x.reason) << "\n";
+  for (const auto& [name, value] : x.message.headers)
+    std::cout << "header        " << TerminalSafe(name) << ": " << TerminalSafe(value) << "\n";
+  std::cout << "payload       (" << x.message.payload.size() << " bytes, escaped: see --json for the exact bytes)\n"
+            << TerminalSafe(x.message.payload) << "\n";
 }
 
 // ---- Dead letters kept in the store: what the broker could not take back ----
@@ -175,9 +184,10 @@ void ListKeptInStore(const DlqArgs& a, const std::string& store_url) {
                "see them with: idem dlq show --stored ID\n";
   std::printf("%-8s %-10s %-8s %-24s %s\n", "ID", "TOPIC", "ATTEMPTS", "PARKED", "REASON");
   for (const DeadLetter& d : *list) {
-    std::string reason = d.reason.size() > 100 ? d.reason.substr(0, 97) + "..." : d.reason;
-    std::printf("%-8lld %-10s %-8d %-24s %s\n", static_cast<long long>(d.id), d.message.topic.c_str(), d.attempts,
-                FormatTimeMs(d.last_failed_ms).c_str(), reason.c_str());
+    std::string reason = TerminalSafe(d.reason);
+    if (reason.size() > 100) reason = reason.substr(0, 97) + "...";
+    std::printf("%-8lld %-10s %-8d %-24s %s\n", static_cast<long long>(d.id), TerminalSafe(d.message.topic).c_str(),
+                d.attempts, FormatTimeMs(d.last_failed_ms).c_str(), reason.c_str());
   }
 }
 
@@ -198,14 +208,14 @@ void ShowKeptInStore(const DlqArgs& a, const std::string& store_url) {
     return;
   }
   std::cout << "id            " << x.id << " (kept in the store)\n"
-            << "message id    " << x.message.id << "\n"
-            << "topic         " << x.message.topic << "\n"
-            << "business key  " << x.message.key << "\n"
+            << "message id    " << TerminalSafe(x.message.id) << "\n"
+            << "topic         " << TerminalSafe(x.message.topic) << "\n"
+            << "business key  " << TerminalSafe(x.message.key) << "\n"
             << "attempts      " << x.attempts << "\n"
             << "parked        " << FormatTimeMs(x.last_failed_ms) << "\n"
-            << "reason        " << x.reason << "\n"
-            << "payload       (" << x.message.payload.size() << " bytes)\n"
-            << x.message.payload << "\n";
+            << "reason        " << TerminalSafe(x.reason) << "\n"
+            << "payload       (" << x.message.payload.size() << " bytes, escaped: see --json for the exact bytes)\n"
+            << TerminalSafe(x.message.payload) << "\n";
 }
 
 std::vector<int64_t> Targets(const DlqArgs& a, const char* verb) {
@@ -348,7 +358,8 @@ void AddDlqCommand(CLI::App& app) {
   common(list);
   list->add_option("--limit", a->limit, "At most this many")->capture_default_str()->transform(IntegerIn(1, 1'000'000));
   list->add_option("--after", a->after, "Only ids greater than this (paging)")->transform(kId);
-  list->add_flag("--json", a->json, "One JSON object per line (id as a string; key, or key_base64 if not UTF-8)");
+  list->add_flag("--json", a->json, "One JSON object per line (id as a string; a field whose bytes are not UTF-8,\n"
+                "such as key or reason, as key_base64, reason_base64)");
   list->add_option("--store", a->store, "Also list the dead letters kept in this store (default: the config's [store])");
   list->callback([a] {
     const Resolved r = Resolve(*a);

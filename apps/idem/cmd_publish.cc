@@ -15,6 +15,7 @@
 #include "core/key_length.h"
 #include "idem/key.h"
 #include "json_out.h"
+#include "terminal_text.h"
 
 namespace idem::cli {
 namespace {
@@ -227,7 +228,7 @@ void Run(const PublishArgs& a) {
         throw CliError("cannot park rejected line " + std::to_string(line_no) + ": " + row.status().ToString() + ". " +
                        std::to_string(out.published()) + " message(s) published; publish the rest with --skip-lines " +
                        std::to_string(line_no - 1));
-      std::cerr << "idem publish: line " << line_no << ": " << why << " (parked as dead letter " << *row << ")\n";
+      std::cerr << "idem publish: line " << line_no << ": " << TerminalSafe(why) << " (parked as dead letter " << *row << ")\n";
       parked.push_back({line_no, *row, why});
       out.Settled(line_no);
       continue;

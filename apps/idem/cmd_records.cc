@@ -10,6 +10,7 @@
 #include "cli_util.h"
 #include "idem/store_access.h"
 #include "json_out.h"
+#include "terminal_text.h"
 #include "ops/record_listing.h"
 #include "ops/sweeper.h"
 #include "service/config.h"
@@ -30,32 +31,34 @@ nlohmann::json RecordJson(const Record& r) {
   nlohmann::json j{{"group", r.consumer_group},
                    {"status", std::string(RecordStatusName(r.status))},
                    {"fingerprint", r.fingerprint},
-                   {"message_id", r.message_id},
                    {"attempts", r.attempts},
                    {"duplicates", r.duplicates},
                    {"lease_until_ms", r.lease_until_ms},
                    {"first_seen_ms", r.first_seen_ms},
-                   {"last_seen_ms", r.last_seen_ms},
-                   {"last_error", r.last_error},
-                   {"result_summary", r.result_summary}};
+                   {"last_seen_ms", r.last_seen_ms}};
+  // What a producer's bytes reach, exactly: the text, or FIELD_base64 (json_out.h).
   PutBytes(j, "key", r.key);
+  PutBytes(j, "message_id", r.message_id);
+  PutBytes(j, "last_error", r.last_error);
+  PutBytes(j, "result_summary", r.result_summary);
   return j;
 }
 
 void PrintRecord(const Record& r, int64_t now_ms) {
-  std::cout << "group        " << r.consumer_group << "\n"
-            << "key          " << r.key << "\n"
+  // Keys, ids and errors may quote a producer's bytes: escaped (terminal_text.h).
+  std::cout << "group        " << TerminalSafe(r.consumer_group) << "\n"
+            << "key          " << TerminalSafe(r.key) << "\n"
             << "status       " << RecordStatusName(r.status);
   if (r.status == RecordStatus::kProcessing && r.lease_until_ms < now_ms) std::cout << " (lease expired: stuck)";
   std::cout << "\n"
             << "attempts     " << r.attempts << "\n"
             << "duplicates   " << r.duplicates << "\n"
-            << "message id   " << r.message_id << "\n"
+            << "message id   " << TerminalSafe(r.message_id) << "\n"
             << "lease until  " << FormatTimeMs(r.lease_until_ms) << "\n"
             << "first seen   " << FormatTimeMs(r.first_seen_ms) << "\n"
             << "last seen    " << FormatTimeMs(r.last_seen_ms) << "\n";
-  if (!r.last_error.empty()) std::cout << "last error   " << r.last_error << "\n";
-  if (!r.result_summary.empty()) std::cout << "summary      " << r.result_summary << "\n";
+  if (!r.last_error.empty()) std::cout << "last error   " << TerminalSafe(r.last_error) << "\n";
+  if (!r.result_summary.empty()) std::cout << "summary      " << TerminalSafe(r.result_summary) << "\n";
 }
 
 struct ListArgs {
@@ -93,8 +96,9 @@ void List(const ListArgs& a) {
   for (const Record& r : *records) {
     std::string status(RecordStatusName(r.status));
     if (r.status == RecordStatus::kProcessing && r.lease_until_ms < now) status += " (stuck)";
-    std::cout << r.consumer_group << "  " << r.key << "  " << status << "  attempts " << r.attempts << "  last seen "
-              << FormatTimeMs(r.last_seen_ms) << (r.last_error.empty() ? "" : "  " + r.last_error) << "\n";
+    std::cout << TerminalSafe(r.consumer_group) << "  " << TerminalSafe(r.key) << "  " << status << "  attempts "
+              << r.attempts << "  last seen " << FormatTimeMs(r.last_seen_ms)
+              << (r.last_error.empty() ? "" : "  " + TerminalSafe(r.last_error)) << "\n";
   }
 }
 

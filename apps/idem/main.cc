@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "terminal_text.h"
 
 #ifndef IDEM_VERSION
 #error "IDEM_VERSION comes from the project version in CMake (apps/idem/CMakeLists.txt)"
@@ -61,7 +62,8 @@ int Run(int argc, char** argv) {
     const int printed = app.exit(e);
     return printed == 0 ? 0 : 2;
   } catch (const idem::cli::CliError& e) {
-    std::cerr << "idem: " << e.what() << "\n";
+    // An error may quote a key, a topic or a reason a producer chose.
+    std::cerr << "idem: " << idem::cli::TerminalSafeLines(e.what()) << "\n";
     return e.exit_code;  // 1 or 2; reconcile adds 3 and 4 (its --help)
   }
   return 0;

@@ -42,7 +42,9 @@ class DeadLetters {
   virtual Result<std::optional<DeadLetter>> Get(int64_t id) = 0;
   // Sends dead letters back through the main queue with kReplayHeader set, so they
   // pass every guard again. `ids` empty = all. Audited with `actor`.
-  // Returns how many moved.
+  // Returns how many moved. A copy whose record says FAILED runs again only if the
+  // store holds its replay grant, which `idem dlq replay` and the console write with
+  // their audit row; moved without one, it is parked again.
   virtual Result<int64_t> Replay(const std::vector<int64_t>& ids, const std::string& actor) = 0;
   // Deletes dead letters for good (`ids` empty = all). Audited with `actor`.
   // Returns how many were deleted.

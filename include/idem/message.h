@@ -49,8 +49,11 @@ struct Message {
   Receipt receipt{};
 };
 
-// Header set on a message replayed from the dead-letter queue, so the guard lets it
-// try again even though its record says FAILED.
+// Header set on a message replayed from the dead-letter queue: who replayed it, for
+// handlers and logs. The guard does not trust it (a producer could set it): a copy whose
+// record says FAILED runs again only on the replay grant that `idem dlq replay` and the
+// console write in the store with their audit row (docs/retries-and-dlq.md). A producer's
+// own x-idem-* headers arrive renamed x-producer-x-idem-* (docs/hostile-input.md).
 inline constexpr const char* kReplayHeader = "x-idem-replay";
 
 }  // namespace idem

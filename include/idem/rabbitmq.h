@@ -39,6 +39,10 @@
 //   x-idem-reason, x-idem-first-failed-ms, x-idem-last-failed-ms, x-idem-dead-id
 //                         terminal-queue bookkeeping
 //   x-idem-replay         the actor, on a message replayed from Q.dead (kReplayHeader)
+// idem's copies carry the AMQP user-id of the user it logs in as; on any other
+// delivery the x-idem-* headers but x-idem-key, x-idem-published-ms and
+// x-idem-outbox-id are renamed x-producer-x-idem-* and never read
+// (docs/hostile-input.md).
 //
 // Guarantees:
 //   - Every message idem publishes (PublishBatch, retry/hold/terminal moves,

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "store/record_sql.h"
+#include "store/replay_grants.h"
 
 namespace idem::console {
 
@@ -43,7 +44,8 @@ Result<AuditLog> AuditLog::OpenExisting(Store* store) {
 }
 
 Result<int64_t> AuditLog::Begin(const Identity& who, const std::string& action, const std::string& broker,
-                                const std::string& dead_letter_ids, int64_t now_ms) {
+                                const std::string& dead_letter_ids, int64_t now_ms,
+                                const std::vector<Message>& replayed) {
   auto tx = store_->Begin();
   if (!tx.ok()) return tx.status();
   // RETURNING works on all three engines (SQLite ≥ 3.35, MariaDB ≥ 10.5).
@@ -53,8 +55,10 @@ Result<int64_t> AuditLog::Begin(const Identity& who, const std::string& action, 
       {now_ms, who.name, who.authenticated_by, action, broker, dead_letter_ids, int64_t{-1}, std::string("started")});
   if (!rows.ok()) return rows.status();
   if (rows->empty()) return Status::Corruption("INSERT INTO idem_audit returned no id");
+  const int64_t id = AsInt((*rows)[0][0]);
+  IDEM_RETURN_IF_ERROR(replay_grants::Write(**tx, id, who.name, replayed, now_ms));
   IDEM_RETURN_IF_ERROR((*tx)->Commit());
-  return AsInt((*rows)[0][0]);
+  return id;
 }
 
 Status AuditLog::Finish(int64_t id, int64_t changed, const std::string& outcome) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "console/identity.h"
+#include "idem/message.h"
 #include "idem/status.h"
 #include "idem/store.h"
 
@@ -40,9 +41,13 @@ class AuditLog {
   // purge was audited there yet) List returns no row.
   static Result<AuditLog> OpenExisting(Store* store);
 
-  // Writes the "started" row of a change; returns its id.
+  // Writes the "started" row of a change; returns its id. For a replay,
+  // `replayed` are the dead letters about to be sent back: a replay grant
+  // for each is written in the same transaction (store/replay_grants.h),
+  // so no copy runs again without the row that names who replayed it.
   Result<int64_t> Begin(const Identity& who, const std::string& action, const std::string& broker,
-                        const std::string& dead_letter_ids, int64_t now_ms);
+                        const std::string& dead_letter_ids, int64_t now_ms,
+                        const std::vector<Message>& replayed = {});
   // Records how the change `id` ended.
   Status Finish(int64_t id, int64_t changed, const std::string& outcome);
   // Up to `limit` rows with ids below `before_id` (0: from the newest), newest first.

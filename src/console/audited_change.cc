@@ -11,20 +11,61 @@ std::string IdList(const std::vector<int64_t>& ids) {
   return out;
 }
 
+namespace {
+
+// The dead letters a replay sends back, read before anything moves: each gets
+// a grant. "All" is every one listed now, and exactly those are replayed, so
+// one that arrives meanwhile stays parked rather than replayed without a grant.
+Result<std::vector<DeadLetter>> ReplayTargets(DeadLetters& dead, const std::vector<int64_t>& ids) {
+  std::vector<DeadLetter> out;
+  if (ids.empty()) {
+    constexpr size_t kPage = 1000;
+    for (int64_t after = 0;;) {
+      auto page = dead.List(kPage, after);
+      if (!page.ok()) return page.status();
+      for (DeadLetter& d : *page) out.push_back(std::move(d));
+      if (page->size() < kPage) return out;
+      after = out.back().id;
+    }
+  }
+  for (int64_t id : ids) {
+    auto d = dead.Get(id);
+    if (!d.ok()) return d.status();
+    if (d->has_value()) out.push_back(std::move(**d));  // gone already: nothing to replay or grant
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<int64_t> ApplyAudited(DeadLetters& dead, AuditLog& audit, const Identity& who, const ChangeRequest& change,
                              Env* env) {
   const char* verb = ActionName(change.action);
   if (who.role != Role::kOperator)
     return Status::Permanent(who.name + " has the read-only role and may not " + verb +
                              " dead letters: give them role = \"operator\" in [[console.operator]]");
-  auto row = audit.Begin(who, verb, change.broker, IdList(change.ids), env->NowMs());
+  const bool replay = change.action == DeadLetterAction::kReplay;
+  std::vector<Message> granted;
+  std::vector<int64_t> ids = change.ids;
+  if (replay) {
+    auto targets = ReplayTargets(dead, change.ids);
+    if (!targets.ok())
+      return Status::Unavailable("cannot read the dead letters to replay, so nothing was replayed: " +
+                                 targets.status().ToString());
+    if (change.ids.empty())
+      for (const DeadLetter& d : *targets) ids.push_back(d.id);
+    for (DeadLetter& d : *targets) granted.push_back(std::move(d.message));
+  }
+  auto row = audit.Begin(who, verb, change.broker, IdList(change.ids), env->NowMs(), granted);
   if (!row.ok())
     return Status::Unavailable(std::string("cannot write the audit row, so nothing was ") +
                                (change.action == DeadLetterAction::kReplay ? "replayed" : "purged") + ": " +
                                row.status().ToString());
   // The broker's own mark names the operator as well (x-idem-replay, idem_queue_audit).
-  auto n = change.action == DeadLetterAction::kReplay ? dead.Replay(change.ids, who.name)
-                                                      : dead.Purge(change.ids, who.name);
+  // "All" of none replays nothing (not whatever arrives meanwhile).
+  Result<int64_t> n = int64_t{0};
+  if (!replay) n = dead.Purge(change.ids, who.name);
+  else if (!ids.empty()) n = dead.Replay(ids, who.name);
   const Status finished = audit.Finish(*row, n.ok() ? *n : -1, n.ok() ? "ok" : n.status().ToString());
   if (!n.ok()) return n.status();
   if (!finished.ok())

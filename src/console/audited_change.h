@@ -23,7 +23,10 @@ struct ChangeRequest {
 };
 
 // Writes the "started" audit row, replays or purges through `dead`, and records
-// the outcome. Refuses a read-only identity (nothing is written or changed).
+// the outcome. A replay first reads the dead letters it sends back and writes a
+// replay grant for each with the audit row (store/replay_grants.h): without
+// one, a copy whose record says FAILED would only be parked again. "All" is
+// the dead letters listed then, and exactly those are replayed. Refuses a read-only identity (nothing is written or changed).
 // Returns how many dead letters moved or were deleted. When the broker fails,
 // the row holds its error; when the audit row cannot be written, nothing is
 // changed.

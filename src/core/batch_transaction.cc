@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/run_handler.h"
+#include "store/replay_grants.h"
 
 namespace idem {
 namespace {
@@ -13,6 +14,15 @@ namespace {
 // the note it carries (a degraded filter).
 std::string_view CompletionText(const BatchItem& it, const Outcome& o) {
   return o.kind == DecisionKind::kFirst && o.reason.empty() ? std::string_view(it.note) : std::string_view(o.reason);
+}
+
+// A FAILED record runs again only on an operator's replay grant, taken here
+// in the transaction that runs it (store/replay_grants.h); no header a
+// producer could set counts. Only a FAILED record of the same payload looks.
+Result<bool> ReplayGranted(const ClaimResult& claim, const BatchItem& it, StoreTx& tx) {
+  if (claim.inserted || claim.existing.status != RecordStatus::kFailed || claim.existing.fingerprint != it.fingerprint)
+    return false;
+  return replay_grants::Take(tx, *it.msg);
 }
 
 }  // namespace
@@ -69,8 +79,9 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
     if (!claims.ok()) return claims.status();
     for (size_t j = 0; j < runnable.size(); ++j) {
       BatchItem& it = items[runnable[j]];
-      const ClaimVerdict v =
-          ClassifyClaim((*claims)[j], it.fingerprint, it.msg->headers.count(kReplayHeader) > 0, now, opt_->retry);
+      auto replayed = ReplayGranted((*claims)[j], it, tx);
+      if (!replayed.ok()) return replayed.status();
+      const ClaimVerdict v = ClassifyClaim((*claims)[j], it.fingerprint, *replayed, now, opt_->retry);
       it.attempt = v.attempt;
       if (it.has_variants && !(*claims)[j].inserted) it.found = (*claims)[j].existing;
       if (!v.Runs()) {

@@ -7,6 +7,7 @@
 
 #include "core/key.h"
 #include "core/pipeline_test_fixture.h"
+#include "store/replay_grants.h"
 #include "idem/embedded_queue.h"
 #include "testing/test_util.h"
 #include "core/pipeline_test_hooks.h"
@@ -313,6 +314,19 @@ TEST_F(PipelineTest, ReplayFromTerminalQueueRunsAgainAfterTheFixAndOnlyOnce) {
   auto moved = queue_->Replay({(*dead)[0].id}, "alice");
   ASSERT_TRUE(moved.ok());
   EXPECT_EQ(*moved, 1);
+  Drain(*p);
+  EXPECT_EQ(Balance(*store_, "u3"), 100) << "a replay without the store's grant is parked again";
+  ASSERT_EQ(Stats().dead, 1);
+  // What `idem dlq replay` writes with its audit row (store/replay_grants.h).
+  dead = queue_->List(10);
+  ASSERT_TRUE(dead.ok() && dead->size() == 1);
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE(replay_grants::Write(**tx, 1, "alice", {(*dead)[0].message}, env_.NowMs()).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  ASSERT_EQ(*queue_->Replay({(*dead)[0].id}, "alice"), 1);
   Drain(*p);
   EXPECT_EQ(Balance(*store_, "u3"), 70);
   EXPECT_EQ(ReadRecord("pay:P5").status, RecordStatus::kSucceeded);

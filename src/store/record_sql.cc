@@ -37,7 +37,7 @@ const std::string& RecordColumns(Dialect dialect) {
 }
 
 std::string SchemaDdl(Dialect dialect) {
-  if (dialect == Dialect::kMySql) return MySqlSchemaDdl() + OutboxDdl(dialect) + DeadLetterDdl(dialect);
+  if (dialect == Dialect::kMySql) return MySqlSchemaDdl() + OutboxDdl(dialect) + DeadLetterDdl(dialect) + ReplayGrantDdl(dialect);
   const bool pg = dialect == Dialect::kPostgres;
   // Keys compare byte-wise: exact, locale-independent, and the cheapest index
   // order. SQLite's default (BINARY) already is; PostgreSQL needs COLLATE "C".
@@ -68,7 +68,7 @@ std::string SchemaDdl(Dialect dialect) {
          "  PRIMARY KEY (consumer_group, key)\n"
          ")" + table_options + ";\n"
          "CREATE INDEX IF NOT EXISTS idem_records_by_last_seen ON idem_records (last_seen_ms);\n" +
-         OutboxDdl(dialect) + DeadLetterDdl(dialect);
+         OutboxDdl(dialect) + DeadLetterDdl(dialect) + ReplayGrantDdl(dialect);
 }
 
 Status CheckSchemaVersion(SqlTx& tx) {
@@ -206,6 +206,27 @@ std::string DeadLetterDdl(Dialect dialect) {
          "  attempts       INTEGER NOT NULL DEFAULT 0,\n"
          "  parked_ms      " + ms + " NOT NULL\n"
          ")" + (my ? " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin" : "") + ";\n";
+}
+
+// ---- Replay grants ----
+
+std::string ReplayGrantDdl(Dialect dialect) {
+  // Only the id column and the text types differ; the digest (32 hex digits)
+  // is what the pipeline looks a grant up by.
+  const std::string id = dialect == Dialect::kPostgres ? "BIGSERIAL PRIMARY KEY"
+                         : dialect == Dialect::kMySql  ? "BIGINT AUTO_INCREMENT PRIMARY KEY"
+                                                       : "INTEGER PRIMARY KEY AUTOINCREMENT";
+  const bool mysql = dialect == Dialect::kMySql;
+  const std::string ms = dialect == Dialect::kSqlite ? "INTEGER" : "BIGINT";
+  return "CREATE TABLE IF NOT EXISTS idem_replay_grants (\n"
+         "  id          " + id + ",\n"
+         "  copy_digest " + std::string(mysql ? "VARCHAR(32)" : "TEXT") + " NOT NULL,\n"
+         "  message_id  " + std::string(mysql ? "BLOB" : "TEXT") + " NOT NULL,\n"
+         "  audit_id    " + ms + " NOT NULL,\n"
+         "  actor       TEXT NOT NULL,\n"
+         "  granted_ms  " + ms + " NOT NULL\n"
+         ")" + std::string(mysql ? " ENGINE=InnoDB" : "") + ";\n"
+         "CREATE INDEX IF NOT EXISTS idem_replay_grants_by_copy ON idem_replay_grants (copy_digest);\n";
 }
 
 }  // namespace idem::record_sql

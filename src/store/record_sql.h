@@ -69,4 +69,9 @@ std::string OutboxDdl(Dialect dialect);
 // the handler runs. Created with the record table (SchemaDdl).
 std::string DeadLetterDdl(Dialect dialect);
 
+// ---- Replay grants (store/replay_grants.h) ----
+// idem_replay_grants: one row per dead letter an operator replayed, taken by
+// the run of that copy. Created with the record table (SchemaDdl).
+std::string ReplayGrantDdl(Dialect dialect);
+
 }  // namespace idem::record_sql

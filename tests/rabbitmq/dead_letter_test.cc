@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rabbitmq/rabbit_fixture.h"
+#include "store/replay_grants.h"
 
 namespace idem::testing {
 namespace {
@@ -22,6 +23,15 @@ class RabbitDeadLetters : public RabbitTest {
       ids.push_back(id.ok() ? *id : 0);
     }
     return ids;
+  }
+  // What `idem dlq replay` writes with its audit row: a grant per dead letter.
+  void Grant(const std::vector<DeadLetter>& dead) {
+    std::vector<Message> messages;
+    for (const DeadLetter& d : dead) messages.push_back(d.message);
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE(replay_grants::Write(**tx, 0, "test", messages, Env::Default()->NowMs()).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
   }
   std::vector<nlohmann::json> AuditRecords() {
     std::vector<nlohmann::json> out;
@@ -83,6 +93,7 @@ TEST_F(RabbitDeadLetters, ReplayGoesThroughTheMainQueueAndEveryGuard) {
   ASSERT_EQ(Dead().size(), 1u);
 
   broken = false;  // fixed; an operator replays
+  Grant(Dead());
   auto replayed = broker->dead_letters()->Replay({}, "alice");
   ASSERT_TRUE(replayed.ok()) << replayed.status().ToString();
   EXPECT_EQ(*replayed, 1);

@@ -28,6 +28,7 @@
 #include <string>
 #include <nlohmann/json.hpp>
 
+#include "core/reserved_headers.h"
 #include "source/embedded/queue_row.h"
 #include "source/embedded/queue_sql.h"
 #include "idem/store.h"
@@ -113,10 +114,15 @@ class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTrans
                          std::string* id_out) {
     const int64_t now = env_->NowMs();
     std::string id = m.id.empty() ? NewMessageId() : m.id;
+    // Every row comes in here from a producer (retries and parks change the
+    // row in place, and only a replay writes an idem header): the reserved
+    // x-idem-* headers it sent are renamed (core/reserved_headers.h).
+    std::map<std::string, std::string> headers = m.headers;
+    DisownReservedHeaders(headers);
     auto n = db_->Exec(
         "INSERT INTO idem_queue (msg_id, topic, key, headers, payload, state, visible_at_ms, attempt, "
         "published_at_ms, first_failed_ms, last_failed_ms, reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        {id, m.topic, Blob{m.key}, HeadersToJson(m.headers), Blob{m.payload}, int64_t{state}, now + delay_ms,
+        {id, m.topic, Blob{m.key}, HeadersToJson(headers), Blob{m.payload}, int64_t{state}, now + delay_ms,
          int64_t{0}, m.published_at_ms ? m.published_at_ms : now,
          state ? now : 0, state ? now : 0, reason});
     if (!n.ok()) return n.status();

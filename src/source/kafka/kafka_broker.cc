@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/bounded_text.h"
+#include "core/reserved_headers.h"
 #include "idem/kafka.h"
 #include "idem/store_dead_letters.h"
 #include "source/kafka/client_config.h"
@@ -122,6 +123,9 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
       const std::string topic = rd_kafka_topic_name(f.record->rkt);
       const size_t stream = ConsumedIndex(topic);
       Message m = ToMessage(f.record.get(), options_.topics[MainOf(stream)]);
+      // A main-topic record is a producer's (a replay copy too: its grant is
+      // in the store); only a retry topic's records are copies idem wrote.
+      if (stream % (1 + options_.retry_delays_ms.size()) == 0) DisownReservedHeaders(m.headers, IsMovesHeader);
       m.redelivered = f.redelivered;
       m.delivery_count = f.delivery_count;
       m.received_at_ms = now;

@@ -17,6 +17,11 @@ bool ParseInt(const std::string& s, int64_t* out) {
 
 }  // namespace
 
+bool IsMovesHeader(std::string_view name) {
+  return name.substr(0, 12) == "retry_topic-" || name.substr(0, 10) == "kafka_dlt-" || name == header::kFirstFailedMs ||
+         name == header::kLastFailedMs;
+}
+
 std::string RetryTopic(const std::string& topic, int64_t delay_ms) {
   return topic + "-retry-" + std::to_string(delay_ms);
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "idem/message.h"
 #include "source/kafka/confirmed_producer.h"
@@ -34,6 +35,12 @@ inline constexpr char kHides[] = "idem-dlt-hides";
 inline constexpr char kAction[] = "idem-dlt-action";  // "replayed" or "purged"
 inline constexpr char kActor[] = "idem-dlt-actor";
 }  // namespace header
+
+// The bookkeeping only idem's moves write (retry_topic-*, kafka_dlt-*, the
+// failure times): on a record a producer wrote to a main topic it is renamed
+// like a reserved x-idem-* header (core/reserved_headers.h), so a forged
+// failure history never reaches a retry copy or a dead letter.
+bool IsMovesHeader(std::string_view name);
 
 // Kafka topic names derived from a main topic.
 std::string RetryTopic(const std::string& topic, int64_t delay_ms);

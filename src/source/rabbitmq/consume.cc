@@ -8,6 +8,7 @@
 
 #include "source/rabbitmq/field_table.h"
 #include "source/rabbitmq/message_codec.h"
+#include "source/rabbitmq/own_copies.h"
 #include "source/rabbitmq/rabbitmq_broker.h"
 
 namespace idem::rabbitmq {
@@ -42,6 +43,7 @@ Result<std::vector<Message>> RabbitMqBroker::Poll(size_t max_messages, int64_t m
       Message m = MessageFromAmqp(e.message.properties, e.message.body, BytesToString(e.routing_key),
                                   "rmq-" + instance_ + ":" + std::to_string(d->generation) + ":" +
                                       std::to_string(e.delivery_tag));
+      if (!MadeByIdem(e.message.properties, opt_.user)) DisownProducerHeaders(m, BytesToString(e.routing_key));
       m.redelivered = e.redelivered != 0;
       const amqp_table_t& h = e.message.properties.headers;
       auto count = (e.message.properties._flags & AMQP_BASIC_HEADERS_FLAG) ? GetInt(h, "x-delivery-count")

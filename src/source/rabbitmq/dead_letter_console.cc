@@ -10,6 +10,7 @@
 #include "source/rabbitmq/dead_letter_id.h"
 #include "source/rabbitmq/field_table.h"
 #include "source/rabbitmq/message_codec.h"
+#include "source/rabbitmq/own_copies.h"
 
 namespace idem::rabbitmq {
 namespace {
@@ -32,12 +33,19 @@ std::string BrokerReason(const Death& d) {
   return "dead-lettered by RabbitMQ from queue '" + d.queue + "': " + why;
 }
 
-DeadLetter ToDeadLetter(const amqp_message_t& msg, const std::string& routing_key, const QueueNames& names) {
+DeadLetter ToDeadLetter(const amqp_message_t& msg, const std::string& routing_key, const QueueNames& names,
+                        const std::string& user) {
   const amqp_basic_properties_t& p = msg.properties;
   static const amqp_table_t kEmpty{0, nullptr};
-  const amqp_table_t& h = (p._flags & AMQP_BASIC_HEADERS_FLAG) ? p.headers : kEmpty;
+  const amqp_table_t& all = (p._flags & AMQP_BASIC_HEADERS_FLAG) ? p.headers : kEmpty;
+  // idem's stamps count only on a copy idem made (own_copies.h): a message
+  // RabbitMQ moved here itself, or a producer sent here, keeps what its
+  // producer wrote renamed, and is shown as dead-lettered by the broker.
+  const bool ours = MadeByIdem(p, user);
+  const amqp_table_t& h = ours ? all : kEmpty;
   DeadLetter d;
   d.message = MessageFromAmqp(p, msg.body, routing_key, "");
+  if (!ours) DisownProducerHeaders(d.message, routing_key);
   // The handler runs stamped when it was parked, as the other brokers report
   // them: 0 for a message rejected at publish, whose handler never ran.
   // AttemptOf counts the delivery about to happen (at least 1); it stands in
@@ -47,7 +55,7 @@ DeadLetter ToDeadLetter(const amqp_message_t& msg, const std::string& routing_ke
   d.reason = GetString(h, kReasonHeader).value_or("");
   d.first_failed_ms = GetInt(h, kFirstFailedHeader).value_or(0);
   d.last_failed_ms = GetInt(h, kLastFailedHeader).value_or(d.first_failed_ms);
-  const std::vector<Death> deaths = DeathsOf(h);
+  const std::vector<Death> deaths = DeathsOf(all);
   // The newest death that moved it into the terminal queue (x-death is newest first).
   const Death* death = nullptr;
   for (const Death& x : deaths)
@@ -117,12 +125,14 @@ Result<int64_t> DeadLetterConsole::Scan(const Decide& decide, const std::string&
     status = conn_->Check(amqp_read_message(conn_->raw(), kConsoleChannel, &msg, 0), "reading a dead letter",
                           kConsoleChannel);
     if (!status.ok()) break;
-    const DeadLetter d = ToDeadLetter(msg, routing_key, names_);
+    const DeadLetter d = ToDeadLetter(msg, routing_key, names_, conn_->options().user);
     const Action action = decide(d);
     const int64_t now = env_->NowMs();
     if (action == Action::kReplay) {
       auto copy = Outgoing::CopyOf(msg.properties, msg.body);
+      if (!MadeByIdem(msg.properties, conn_->options().user)) DisownProducerHeaders(copy->headers);
       MakeReplayCopy(*copy, d.message.topic, names_, actor, now);
+      copy->user_id = conn_->options().user;  // idem's copy (own_copies.h); its grant is in the store
       outgoing.push_back(std::move(copy));
     }
     if (action == Action::kReplay || action == Action::kPurge) {

@@ -246,6 +246,29 @@ void FieldTable::RemovePrefix(std::string_view prefix) {
   });
 }
 
+void FieldTable::RenameKeys(bool (*matches)(std::string_view), std::string_view prefix) {
+  auto name = [](const amqp_table_entry_t& e) {
+    return std::string_view(static_cast<const char*>(e.key.bytes), e.key.len);
+  };
+  auto taken = [&](const std::string& wanted) {
+    for (const amqp_table_entry_t& e : entries_)
+      if (KeyIs(e.key, wanted)) return true;
+    return false;
+  };
+  std::vector<amqp_table_entry_t> kept;
+  for (amqp_table_entry_t& e : entries_) {
+    if (!matches(name(e))) {
+      kept.push_back(e);
+      continue;
+    }
+    std::string renamed = std::string(prefix) + std::string(name(e));
+    if (taken(renamed)) continue;  // the sender's own entry of that name wins
+    e.key = Keep(renamed);
+    kept.push_back(e);
+  }
+  entries_ = std::move(kept);
+}
+
 amqp_table_t FieldTable::table() {
   amqp_table_t t;
   t.num_entries = static_cast<int>(entries_.size());

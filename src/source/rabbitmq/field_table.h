@@ -55,6 +55,9 @@ class FieldTable {
   void Remove(std::string_view key);
   // Removes every key that starts with `prefix`.
   void RemovePrefix(std::string_view prefix);
+  // Renames every key `matches` accepts to `prefix` + key; where the new
+  // name is taken already, the entry that has it stays and the other goes.
+  void RenameKeys(bool (*matches)(std::string_view key), std::string_view prefix);
   amqp_table_t table();
   // The entries in order, for sizing and trimming a copy (copy_fit.h).
   const std::vector<amqp_table_entry_t>& entries() const { return entries_; }

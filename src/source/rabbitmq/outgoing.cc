@@ -42,6 +42,7 @@ amqp_basic_properties_t Outgoing::Properties() {
   set(AMQP_BASIC_REPLY_TO_FLAG, reply_to, p.reply_to);
   set(AMQP_BASIC_TYPE_FLAG, type, p.type);
   set(AMQP_BASIC_APP_ID_FLAG, app_id, p.app_id);
+  set(AMQP_BASIC_USER_ID_FLAG, user_id, p.user_id);
   if (timestamp_s) {
     p._flags |= AMQP_BASIC_TIMESTAMP_FLAG;
     p.timestamp = timestamp_s;

@@ -19,6 +19,9 @@ struct Outgoing {
   FieldTable headers;
   // Optional basic properties; empty = not sent.
   std::string message_id, content_type, content_encoding, correlation_id, reply_to, type, app_id;
+  // idem's own user on the copies it makes (own_copies.h); RabbitMQ refuses
+  // any other value. Empty = not sent.
+  std::string user_id;
   uint64_t timestamp_s = 0;  // 0 = not sent
   int priority = -1;         // -1 = not sent
 

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "core/reserved_headers.h"
 #include "source/rabbitmq/message_codec.h"
 
 namespace idem::rabbitmq {
@@ -97,7 +98,13 @@ Status RabbitMqBroker::PublishBatch(std::vector<Message>& messages, int64_t dela
   std::vector<Outgoing*> batch;
   for (Message& m : messages) {
     if (m.id.empty()) m.id = NewMessageId();
-    owned.push_back(FromMessage(m, names_, hold, now));
+    // Sent as idem's own copy (own_copies.h), so a delayed one keeps its
+    // topic when the hold queue sends it back; what the caller put in the
+    // reserved x-idem-* headers travels renamed.
+    Message sent = m;
+    DisownReservedHeaders(sent.headers);
+    owned.push_back(FromMessage(sent, names_, hold, now));
+    owned.back()->user_id = opt_.user;
     batch.push_back(owned.back().get());
   }
   std::vector<std::pair<std::string, int64_t>> declare;
@@ -109,8 +116,10 @@ Result<int64_t> RabbitMqBroker::ParkRejected(const Message& message, const std::
   const int64_t now = env_->NowMs();
   Message m = message;
   if (m.id.empty()) m.id = NewMessageId();
+  DisownReservedHeaders(m.headers);  // a rejected line is a producer's message
   const int64_t id = ids_.Next();
   auto copy = FromMessage(m, names_, names_.dead, now);
+  copy->user_id = opt_.user;
   MakeDeadCopy(*copy, m, names_, reason, /*attempts=*/0, id, now);
   IDEM_RETURN_IF_ERROR(Publish({copy.get()}, {}));
   return id;

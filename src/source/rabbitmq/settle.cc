@@ -19,6 +19,7 @@
 #include "core/bounded_text.h"
 #include "source/rabbitmq/copy_fit.h"
 #include "source/rabbitmq/message_codec.h"
+#include "source/rabbitmq/own_copies.h"
 #include "source/rabbitmq/rabbitmq_broker.h"
 
 namespace idem::rabbitmq {
@@ -49,6 +50,10 @@ void RabbitMqBroker::QueueMove(const Receipt& receipt, const Delivery& d, const 
   move.receipt = receipt;
   move.kind = s.kind;
   move.copy = Outgoing::CopyOf(d.envelope.message.properties, d.envelope.message.body);
+  // The copy is idem's: stamped so (own_copies.h), and a producer's
+  // x-idem-* headers do not travel in it under their own names.
+  if (!MadeByIdem(d.envelope.message.properties, opt_.user)) DisownProducerHeaders(move.copy->headers);
+  move.copy->user_id = opt_.user;
   const Message& m = *s.message;
   const std::string reason = BoundedReason(s.reason);
   CopyFit fit;
