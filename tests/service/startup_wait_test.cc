@@ -18,12 +18,14 @@
 #include "idem/embedded_queue.h"
 #include "idem/store.h"
 #include "payments/events.h"
+#include "integration/run_idem.h"
 #include "service/running_idem.h"
 #include "testing/test_util.h"
 
 namespace idem {
 namespace {
 
+using testing::Idem;
 using testing::RunningIdem;
 using testing::TempDir;
 
@@ -97,14 +99,15 @@ TEST(StartupWaitTest, AStoreThatNeverAnswersIsRetriedThenExit1WithWhatToDo) {
 // (exit 1), however long startup_timeout_ms is.
 TEST(StartupWaitTest, AConfigErrorOrAStoreThatCannotBeOpenedIsNotWaitedFor) {
   TempDir dir;
-  RunningIdem bad_url(
+  // Refused while the file is read, at the URL's position, before anything starts.
+  const auto bad_url = Idem(
       {"run", "--config", Config(dir, "sqlite:" + dir.File("s.db") + "?synchronous=maybe", /*startup_timeout_ms=*/600'000)});
-  const auto refused = bad_url.WaitForEvent("start_failed");
-  ASSERT_EQ(refused.value("event", ""), "start_failed") << bad_url.Output();
-  EXPECT_NE(refused.value("error", "").find("use synchronous=full (default) or synchronous=normal"), std::string::npos)
-      << refused.dump();
-  EXPECT_EQ(bad_url.Wait(), 2) << bad_url.Output();
-  EXPECT_FALSE(HasEvent(bad_url, "start_waiting")) << bad_url.Output();
+  EXPECT_EQ(bad_url.exit_code, 2) << bad_url.out << bad_url.err;
+  EXPECT_NE(bad_url.err.find("run.toml:4:7: [store] url: unknown store URL option 'synchronous=maybe': use "
+                             "synchronous=full (default) or synchronous=normal"),
+            std::string::npos)
+      << bad_url.err;
+  EXPECT_EQ(bad_url.out.find("start_waiting"), std::string::npos) << bad_url.out;
 
   std::filesystem::create_directory(dir.File("store-folder"));
   RunningIdem folder({"run", "--config", Config(dir, "sqlite:" + dir.File("store-folder"), /*startup_timeout_ms=*/600'000)});
