@@ -104,9 +104,16 @@ class MetricsHttpTest : public ::testing::Test {
     if (publish) Publish(dir_);
     else CreateStore(dir_);
     run_ = std::make_unique<RunningIdem>(std::vector<std::string>{"run", "--config", Config(dir_)});
-    const auto listening = run_->WaitForEvent("http_listening");
-    ASSERT_EQ(listening.value("event", ""), "http_listening") << run_->Output();
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", listening.value("port", 0));
+    // The port opens before the store and broker are (idem run waits for them,
+    // answering /readyz 503 "starting"); the workers declare their series when
+    // they open. So the tests talk to it once it says it started.
+    const auto started = run_->WaitForEvent("started");
+    ASSERT_EQ(started.value("event", ""), "started") << run_->Output();
+    int port = 0;
+    for (const auto& j : run_->lines())
+      if (j.value("event", "") == "http_listening") port = j.value("port", 0);
+    ASSERT_NE(port, 0) << run_->Output();
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
   }
   // Reads batch lines until every published copy has been decided.
   void WaitUntilAllDecided() {
