@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "core/bounded_text.h"
 #include "source/rabbitmq/connection.h"
 #include "source/rabbitmq/message_codec.h"
+#include "source/rabbitmq/publish_limits.h"
 
 namespace idem::rabbitmq {
 namespace {
@@ -22,55 +24,13 @@ constexpr size_t kMargin = 64;
 // The room kept for the x-idem-headers-trimmed note itself.
 constexpr size_t kTrimNoteBytes = 512;
 
-size_t ScalarSize(uint8_t kind) {
-  switch (kind) {
-    case AMQP_FIELD_KIND_BOOLEAN:
-    case AMQP_FIELD_KIND_I8:
-    case AMQP_FIELD_KIND_U8: return 1;
-    case AMQP_FIELD_KIND_I16:
-    case AMQP_FIELD_KIND_U16: return 2;
-    case AMQP_FIELD_KIND_I32:
-    case AMQP_FIELD_KIND_U32:
-    case AMQP_FIELD_KIND_F32: return 4;
-    case AMQP_FIELD_KIND_DECIMAL: return 5;
-    case AMQP_FIELD_KIND_I64:
-    case AMQP_FIELD_KIND_U64:
-    case AMQP_FIELD_KIND_F64:
-    case AMQP_FIELD_KIND_TIMESTAMP: return 8;
-    default: return 0;  // void
-  }
+// What one entry adds to its table. A table that came from the broker holds
+// only AMQP types; a value of none counts as too large to keep.
+size_t EntrySize(const amqp_table_entry_t& e) {
+  const amqp_table_t one{1, const_cast<amqp_table_entry_t*>(&e)};
+  const int64_t n = EncodedTableBytes(one);
+  return n < 0 ? std::numeric_limits<uint32_t>::max() : static_cast<size_t>(n - 4);
 }
-
-// Iterative, like the table copy: a producer's table can nest deeper than the
-// stack allows recursion.
-size_t ValueSize(const amqp_field_value_t& root) {
-  size_t total = 0;
-  std::vector<const amqp_field_value_t*> pending{&root};
-  while (!pending.empty()) {
-    const amqp_field_value_t* v = pending.back();
-    pending.pop_back();
-    total += 1;  // the kind octet
-    switch (v->kind) {
-      case AMQP_FIELD_KIND_UTF8:
-      case AMQP_FIELD_KIND_BYTES: total += 4 + v->value.bytes.len; break;
-      case AMQP_FIELD_KIND_ARRAY:
-        total += 4;
-        for (int i = 0; i < v->value.array.num_entries; ++i) pending.push_back(&v->value.array.entries[i]);
-        break;
-      case AMQP_FIELD_KIND_TABLE:
-        total += 4;
-        for (int i = 0; i < v->value.table.num_entries; ++i) {
-          total += 1 + v->value.table.entries[i].key.len;
-          pending.push_back(&v->value.table.entries[i].value);
-        }
-        break;
-      default: total += ScalarSize(v->kind); break;
-    }
-  }
-  return total;
-}
-
-size_t EntrySize(const amqp_table_entry_t& e) { return 1 + e.key.len + ValueSize(e.value); }
 
 bool KeyIn(const amqp_bytes_t& key, std::initializer_list<std::string_view> names) {
   return std::any_of(names.begin(), names.end(), [&](std::string_view n) {
@@ -99,21 +59,10 @@ std::string TrimNote(size_t count, size_t bytes, size_t frame_max, const std::ve
 
 }  // namespace
 
-size_t EncodedTableSize(const amqp_table_t& table) {
-  size_t total = 4;
-  for (int i = 0; i < table.num_entries; ++i) total += EntrySize(table.entries[i]);
-  return total;
-}
-
 size_t HeaderFrameSize(Outgoing& o) {
-  size_t props = 1;  // delivery mode
-  for (const std::string* s : {&o.message_id, &o.content_type, &o.content_encoding, &o.correlation_id, &o.reply_to,
-                               &o.type, &o.app_id})
-    if (!s->empty()) props += 1 + s->size();
-  if (o.timestamp_s) props += 8;
-  if (o.priority >= 0) props += 1;
-  props += EncodedTableSize(o.headers.table());
-  return kFrameOverhead + kContentHeaderFixed + props + kMargin;
+  const int64_t props = EncodedPropertiesBytes(o);  // its 2 flag bytes are in kContentHeaderFixed
+  if (props < 0) return std::numeric_limits<uint32_t>::max();
+  return kFrameOverhead + kContentHeaderFixed - 2 + static_cast<size_t>(props) + kMargin;
 }
 
 CopyFit FitCopy(Outgoing& o, std::initializer_list<std::string_view> ours, size_t frame_max,

@@ -24,9 +24,8 @@ inline constexpr const char* kHeadersTrimmedHeader = "x-idem-headers-trimmed";
 // rabbitmq-c's default and idem's: the frame size asked for at login.
 inline constexpr size_t kDefaultFrameMax = 131'072;
 
-// Encoded size of a field table as AMQP 0-9-1 writes it (its 4-byte length included).
-size_t EncodedTableSize(const amqp_table_t& table);
-// Encoded size of the content-header frame that carries `o`'s properties.
+// Encoded size of the content-header frame that carries `o`'s properties
+// (publish_limits.h counts the properties).
 size_t HeaderFrameSize(Outgoing& o);
 
 struct CopyFit {

@@ -117,6 +117,11 @@ int64_t EncodedPropertiesBytes(Outgoing& o) {
   return n;
 }
 
+int64_t EncodedTableBytes(const amqp_table_t& table) {
+  TableWalk w = WalkHeaders(table);
+  return w.problem.empty() ? w.bytes : -1;
+}
+
 Status CheckPublishable(Outgoing& o, size_t frame_max) {
   if (o.exchange.size() > kMaxShortString)
     return Status::InvalidArgument("RabbitMQ exchange name " + BoundedQuote(o.exchange) + " is " +

@@ -34,6 +34,9 @@ bool IsDigestId(const std::string& message_id);
 // encoded, or -1 when a header holds a value of no AMQP type. Iterative: a
 // header table may nest as deep as its frame allows.
 int64_t EncodedPropertiesBytes(Outgoing& o);
+// Bytes a field table takes when encoded (its 4-byte length included), or -1
+// under the same conditions.
+int64_t EncodedTableBytes(const amqp_table_t& table);
 
 // OK when `o` can be published on a connection with `frame_max`; otherwise
 // InvalidArgument naming the field, its size, the limit and what to do,
