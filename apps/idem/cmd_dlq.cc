@@ -3,7 +3,6 @@
 // again; replay and purge write a row to idem_audit in the store naming who
 // did it — an operator checked against the configuration, or the OS account —
 // through the same code as the browser console (console/audited_change.h).
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -17,7 +16,7 @@
 #include "terminal_text.h"
 #include "service/config.h"
 #include "store/dead_letter_table.h"
-#include "store/store_url.h"
+#include "store/record_sql.h"
 
 namespace idem::cli {
 namespace {
@@ -100,20 +99,13 @@ DeadLetters& ConsoleOf(Broker& q, const DlqArgs& a) {
   throw CliError("the broker at '" + RedactUrl(a.queue) + "' keeps no dead-letter queue idem can list (see docs/brokers.md)");
 }
 
-void List(const DlqArgs& a) {
-  auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
-  auto list = ConsoleOf(*q, a).List(a.limit, a.after);
-  if (!list.ok()) throw CliError("cannot list dead letters: " + list.status().ToString());
-  if (a.json) {
-    for (const DeadLetter& d : *list) std::cout << DumpLine(DeadToJson(d, false)) << "\n";
-    return;
-  }
-  if (list->empty()) {
-    std::cout << "the terminal queue is empty\n";
-    return;
-  }
-  std::printf("%-8s %-10s %-8s %-24s %s\n", "ID", "TOPIC", "ATTEMPTS", "LAST FAILED", "REASON");
-  for (const DeadLetter& d : *list) {
+// Where a dead letter is kept, for what the two listings print differently.
+enum class KeptIn { kBroker, kStore };
+
+// One line each; `when` heads the failure-time column.
+void PrintRows(const std::vector<DeadLetter>& list, const char* when) {
+  std::printf("%-8s %-10s %-8s %-24s %s\n", "ID", "TOPIC", "ATTEMPTS", when, "REASON");
+  for (const DeadLetter& d : list) {
     // Escaped before it is cut, so the cut never splits an escape (and an
     // escaped string holds no NUL for %s to stop at).
     std::string reason = TerminalSafe(d.reason);
@@ -121,6 +113,49 @@ void List(const DlqArgs& a) {
     std::printf("%-8lld %-10s %-8d %-24s %s\n", static_cast<long long>(d.id), TerminalSafe(d.message.topic).c_str(),
                 d.attempts, FormatTimeMs(d.last_failed_ms).c_str(), reason.c_str());
   }
+}
+
+void PrintJson(const DeadLetter& d, bool with_payload, KeptIn kept) {
+  json j = DeadToJson(d, with_payload);
+  if (kept == KeptIn::kStore) j["kept_in"] = "store";
+  std::cout << DumpLine(j) << "\n";
+}
+
+// Producer bytes are escaped (terminal_text.h); --json has them exactly.
+void PrintDetail(const DeadLetter& x, KeptIn kept) {
+  const bool broker = kept == KeptIn::kBroker;
+  std::cout << "id            " << x.id << (broker ? "" : " (kept in the store)") << "\n"
+            << "message id    " << TerminalSafe(x.message.id) << "\n"
+            << "topic         " << TerminalSafe(x.message.topic) << "\n"
+            << "business key  " << TerminalSafe(x.message.key) << "\n"
+            << "attempts      " << x.attempts << "\n";
+  if (broker)
+    std::cout << "deliveries    " << x.message.delivery_count << "\n"
+              << "first failed  " << FormatTimeMs(x.first_failed_ms) << "\n"
+              << "last failed   " << FormatTimeMs(x.last_failed_ms) << "\n";
+  else
+    std::cout << "parked        " << FormatTimeMs(x.last_failed_ms) << "\n";
+  std::cout << "reason        " << TerminalSafe(x.reason) << "\n";
+  if (broker)
+    for (const auto& [name, value] : x.message.headers)
+      std::cout << "header        " << TerminalSafe(name) << ": " << TerminalSafe(value) << "\n";
+  std::cout << "payload       (" << x.message.payload.size() << " bytes, escaped: see --json for the exact bytes)\n"
+            << TerminalSafe(x.message.payload) << "\n";
+}
+
+void List(const DlqArgs& a) {
+  auto q = OpenQueueOrDie(a.queue, QueueAccess::kExisting);
+  auto list = ConsoleOf(*q, a).List(a.limit, a.after);
+  if (!list.ok()) throw CliError("cannot list dead letters: " + list.status().ToString());
+  if (a.json) {
+    for (const DeadLetter& d : *list) PrintJson(d, false, KeptIn::kBroker);
+    return;
+  }
+  if (list->empty()) {
+    std::cout << "the terminal queue is empty\n";
+    return;
+  }
+  PrintRows(*list, "LAST FAILED");
   if (list->size() == a.limit)
     std::cout << "(more may follow: --after " << list->back().id << ")\n";
 }
@@ -133,89 +168,55 @@ void Show(const DlqArgs& a) {
   if (!d->has_value())
     throw CliError("no dead letter with id " + std::to_string(a.ids[0]) + " (see: idem dlq list --broker " +
                    RedactUrl(a.queue) + ")");
-  if (a.json) {
-    std::cout << DumpLine(DeadToJson(**d, true)) << "\n";
-    return;
-  }
-  const DeadLetter& x = **d;
-  // Producer bytes are escaped (terminal_text.h); --json has them exactly.
-  std::cout << "id            " << x.id << "\n"
-            << "message id    " << TerminalSafe(x.message.id) << "\n"
-            << "topic         " << TerminalSafe(x.message.topic) << "\n"
-            << "business key  " << TerminalSafe(x.message.key) << "\n"
-            << "attempts      " << x.attempts << "\n"
-            << "deliveries    " << x.message.delivery_count << "\n"
-            << "first failed  " << FormatTimeMs(x.first_failed_ms) << "\n"
-            << "last failed   " << FormatTimeMs(x.last_failed_ms) << "\n"
-            << "reason        " << TerminalSafe(x.reason) << "\n";
-  for (const auto& [name, value] : x.message.headers)
-    std::cout << "header        " << TerminalSafe(name) << ": " << TerminalSafe(value) << "\n";
-  std::cout << "payload       (" << x.message.payload.size() << " bytes, escaped: see --json for the exact bytes)\n"
-            << TerminalSafe(x.message.payload) << "\n";
+  if (a.json) PrintJson(**d, true, KeptIn::kBroker);
+  else PrintDetail(**d, KeptIn::kBroker);
 }
 
 // ---- Dead letters kept in the store: what the broker could not take back ----
 // (docs/retries-and-dlq.md): listed after the broker's, shown with --stored.
 
-std::unique_ptr<Store> OpenKeptStoreOrDie(const std::string& url) {
-  auto store = OpenStore(url, Env::Default());
-  if (!store.ok()) throw CliError("cannot open the store '" + RedactUrl(url) + "': " + store.status().ToString());
-  return std::move(*store);
+// Read-only: a store that does not exist (or is not an idem store yet) keeps
+// no dead letters, and none is created to find that out.
+Result<std::unique_ptr<Store>> OpenKeptStore(const std::string& url) {
+  return OpenStore(url, Env::Default(), StoreAccess::kExisting);
 }
 
 void ListKeptInStore(const DlqArgs& a, const std::string& store_url) {
-  // Listing creates nothing: a SQLite store that is not there yet keeps no dead letters.
-  if (auto u = ParseStoreUrl(store_url); u.ok() && u->kind == StoreUrl::Kind::kSqlite && u->path != ":memory:" &&
-                                         !std::filesystem::exists(u->path))
-    return;
-  auto store = OpenKeptStoreOrDie(store_url);
-  auto list = store_dead_letters::List(*store, a.limit, a.after);
+  auto store = OpenKeptStore(store_url);
+  if (!store.ok() && store.status().IsNotFound()) return;
+  if (!store.ok())
+    throw CliError("cannot open the store '" + RedactUrl(store_url) + "': " + store.status().ToString());
+  // A store idem run has not opened since an upgrade has no idem_dead_letters yet: nothing kept.
+  auto tx = (*store)->Begin();
+  if (!tx.ok()) throw CliError("cannot read the store '" + RedactUrl(store_url) + "': " + tx.status().ToString());
+  auto kept = record_sql::HasTable(**tx, "idem_dead_letters");
+  (*tx)->Rollback();
+  if (kept.ok() && !*kept) return;
+  auto list = store_dead_letters::List(**store, a.limit, a.after);
   if (!list.ok()) throw CliError("cannot list the dead letters kept in the store: " + list.status().ToString());
   if (a.json) {
-    for (const DeadLetter& d : *list) {
-      json j = DeadToJson(d, false);
-      j["kept_in"] = "store";
-      std::cout << DumpLine(j) << "\n";
-    }
+    for (const DeadLetter& d : *list) PrintJson(d, false, KeptIn::kStore);
     return;
   }
   if (list->empty()) return;
   std::cout << "\nkept in the store (idem_dead_letters): too large for the broker's dead-letter queue; "
                "see them with: idem dlq show --stored ID\n";
-  std::printf("%-8s %-10s %-8s %-24s %s\n", "ID", "TOPIC", "ATTEMPTS", "PARKED", "REASON");
-  for (const DeadLetter& d : *list) {
-    std::string reason = TerminalSafe(d.reason);
-    if (reason.size() > 100) reason = reason.substr(0, 97) + "...";
-    std::printf("%-8lld %-10s %-8d %-24s %s\n", static_cast<long long>(d.id), TerminalSafe(d.message.topic).c_str(),
-                d.attempts, FormatTimeMs(d.last_failed_ms).c_str(), reason.c_str());
-  }
+  PrintRows(*list, "PARKED");
 }
 
 void ShowKeptInStore(const DlqArgs& a, const std::string& store_url) {
   if (a.ids.size() != 1) throw CliError("dlq show takes exactly one ID (see: idem dlq list)", 2);
   if (store_url.empty())
     throw CliError("dlq show --stored reads the store: pass --config FILE (the one idem run reads) or --store URL", 2);
-  auto store = OpenKeptStoreOrDie(store_url);
-  auto d = store_dead_letters::Get(*store, a.ids[0]);
+  auto store = OpenKeptStore(store_url);
+  if (!store.ok())
+    throw CliError("cannot open the store '" + RedactUrl(store_url) + "': " + store.status().ToString());
+  auto d = store_dead_letters::Get(**store, a.ids[0]);
   if (!d.ok()) throw CliError("cannot read the dead letter kept in the store: " + d.status().ToString());
   if (!d->has_value())
     throw CliError("no dead letter with id " + std::to_string(a.ids[0]) + " is kept in the store (see: idem dlq list)");
-  const DeadLetter& x = **d;
-  if (a.json) {
-    json j = DeadToJson(x, true);
-    j["kept_in"] = "store";
-    std::cout << DumpLine(j) << "\n";
-    return;
-  }
-  std::cout << "id            " << x.id << " (kept in the store)\n"
-            << "message id    " << TerminalSafe(x.message.id) << "\n"
-            << "topic         " << TerminalSafe(x.message.topic) << "\n"
-            << "business key  " << TerminalSafe(x.message.key) << "\n"
-            << "attempts      " << x.attempts << "\n"
-            << "parked        " << FormatTimeMs(x.last_failed_ms) << "\n"
-            << "reason        " << TerminalSafe(x.reason) << "\n"
-            << "payload       (" << x.message.payload.size() << " bytes, escaped: see --json for the exact bytes)\n"
-            << TerminalSafe(x.message.payload) << "\n";
+  if (a.json) PrintJson(**d, true, KeptIn::kStore);
+  else PrintDetail(**d, KeptIn::kStore);
 }
 
 std::vector<int64_t> Targets(const DlqArgs& a, const char* verb) {
