@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/bounded_text.h"
+#include "core/reserved_headers.h"
 #include "source/rabbitmq/connection.h"
 #include "source/rabbitmq/message_codec.h"
 #include "source/rabbitmq/publish_limits.h"
@@ -39,7 +40,7 @@ bool KeyIn(const amqp_bytes_t& key, std::initializer_list<std::string_view> name
 }
 
 bool IsIdemHeader(const amqp_bytes_t& key) {
-  constexpr std::string_view kPrefix = "x-idem-";
+  constexpr std::string_view kPrefix = kReservedHeaderPrefix;  // x-idem-*, the producer's own ones too
   return key.len >= kPrefix.size() && std::memcmp(key.bytes, kPrefix.data(), kPrefix.size()) == 0;
 }
 
