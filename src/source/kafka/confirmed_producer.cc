@@ -4,6 +4,7 @@
 
 #include "core/bounded_text.h"
 #include "source/kafka/client_config.h"
+#include "source/kafka/record_fit.h"
 
 namespace idem::kafka {
 namespace {
@@ -68,19 +69,11 @@ ConfirmedProducer::~ConfirmedProducer() {
   if (rk_) rd_kafka_flush(rk_.get(), static_cast<int>(timeout_ms_));
 }
 
-// librdkafka counts a record's size with its batch framing (up to ~100 bytes
-// here) and a few bytes per header; the margin keeps a record that passes this
-// check from being refused by librdkafka's own check mid-batch.
-constexpr int64_t kRecordFramingBytes = 128;
-constexpr int64_t kHeaderFramingBytes = 12;
-
 Status ConfirmedProducer::CheckProducible(const OutRecord& r) const {
-  int64_t bytes = kRecordFramingBytes + static_cast<int64_t>(r.key.size() + r.value.size());
-  for (const auto& [name, value] : r.headers)
-    bytes += kHeaderFramingBytes + static_cast<int64_t>(name.size() + value.size());
-  if (bytes <= static_cast<int64_t>(max_message_bytes_)) return Status::OK();
+  const size_t bytes = RecordWireSize(r);  // as record_fit.h counts it for the copies idem makes
+  if (bytes <= max_message_bytes_) return Status::OK();
   return Status::InvalidArgument("Kafka: a record for " + BoundedQuote(r.topic) + " would take " +
-                                 GroupedCount(static_cast<size_t>(bytes)) + " bytes (payload " +
+                                 GroupedCount(bytes) + " bytes (payload " +
                                  GroupedCount(r.value.size()) + ", key and headers with their framing), over " +
                                  "message.max.bytes = " + GroupedCount(max_message_bytes_) +
                                  ": make the message smaller, or raise message.max.bytes on the client and the "
