@@ -3,7 +3,8 @@
 // idem's pipeline, on the broker and store given as URLs:
 //
 //   payments_service [--until-idle] [SOURCE_URL [STORE_URL]]
-//     SOURCE_URL    default payments-queue.db (the embedded queue); amqp://… for RabbitMQ
+//     SOURCE_URL    default payments-queue.db (the embedded queue); amqp://… for RabbitMQ;
+//                   kafka://HOST:PORT/TOPIC?group=G for Kafka, keyed by account
 //     STORE_URL     default payments.db (SQLite); postgresql://… for PostgreSQL
 //     --until-idle  stop once a poll comes back empty (a catch-up run, a test)
 //
@@ -47,6 +48,11 @@ int main(int argc, char** argv) {
 
   idem::ConsumerOptions options;
   options.pipeline.consumer_group = "payments";
+  // A refund must not overtake the payment it refunds, also while that payment
+  // is retried: on Kafka a retry waits in place and holds its key's later
+  // events. The embedded queue and RabbitMQ retry through their delay tier and
+  // refuse this mode, so it is asked for on Kafka only.
+  if (source_url.rfind("kafka://", 0) == 0) options.source.retry_mode = idem::RetryMode::kOrdered;
   auto consumer = idem::Consumer::Open({source_url, store_url}, options, idem::Env::Default());
   if (!consumer.ok()) return Fail("cannot open the source or the store", consumer.status());
   idem::Status schema = idem::payments::CreateSchema((*consumer)->store(), idem::payments::SchemaVariant::kGuarded);

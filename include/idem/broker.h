@@ -51,6 +51,19 @@ inline size_t PrefetchFor(size_t batch_size) {
   return std::min<size_t>(std::max<size_t>(3 * batch_size, 1), 65'535);
 }
 
+// How a retryable failure (Settlement::kRetry) waits for its next attempt.
+// User guide: docs/retries-and-dlq.md, "Ordered retries".
+enum class RetryMode {
+  kBrokerDefault,  // the broker's own default: kOrdered on Kafka; the embedded queue and RabbitMQ use their delay tier
+  // In place: the message stays unsettled, is handed out again after the retry
+  // delay, and the later messages of its key wait behind it (other keys flow).
+  // Kafka only: the embedded queue and RabbitMQ refuse it.
+  kOrdered,
+  // Through the broker's delay tier (Kafka: the T-retry-<ms> topics): the
+  // message is moved and settled, and later messages of its key overtake it.
+  kRetryTopics,
+};
+
 struct BrokerOptions {
   std::vector<std::string> topics;         // consume only these (default: all the broker routes to us)
   int64_t visibility_timeout_ms = 30'000;  // embedded queue: lease per poll; default 30 s
@@ -59,6 +72,9 @@ struct BrokerOptions {
   // dead-letter console): NotFound if it does not, and nothing is created or
   // declared. Default true: publishers and consumers create what they need.
   bool create_if_missing = true;
+  // Default: the broker's own (Kafka: ordered). Kafka applies it unless its URL sets
+  // retry_mode= to another mode (an error); the embedded queue and RabbitMQ refuse kOrdered.
+  RetryMode retry_mode = RetryMode::kBrokerDefault;
 };
 
 // Opens a broker from a URL:

@@ -15,9 +15,10 @@
 //   T                 the main topic; PublishBatch writes here (a Message::topic
 //                     that is not one of the URL's topics travels in the
 //                     idem-topic header of the first URL topic)
-//   T-retry-<ms>      one per retry delay rung (retry_delays_ms): a kRetry goes to
-//                     the smallest rung at least as long as its delay (else the
-//                     longest) with its due time in retry_topic-backoff-timestamp;
+//   T-retry-<ms>      one per retry delay rung (retry_delays_ms): in retry_topics
+//                     mode a kRetry goes to the smallest rung at least as long as
+//                     its delay (else the longest) with its due time in
+//                     retry_topic-backoff-timestamp;
 //                     the consumer pauses the partition until the head record is
 //                     due (pause/resume, never a sleep). A delayed PublishBatch
 //                     goes the same way without counting an attempt.
@@ -26,6 +27,20 @@
 //                     kafka_dlt-exception-message (the reason), retry_topic-attempts,
 //                     idem-first-failed-ms, idem-last-failed-ms. All values are
 //                     decimal text.
+//
+// Retry modes (retry_mode=):
+//   ordered (default)  a kRetry stays in place: its offset stays unsettled and
+//                      this member hands it out again after the Settlement's delay
+//                      (the pipeline's retry ladder); until it is settled for good
+//                      (applied, or dead-lettered once its attempts run out) the
+//                      later records of its key in that partition wait behind it,
+//                      while the other keys of the partition flow. One record per
+//                      key is handed out at a time. A record without a key is
+//                      never held and holds nothing. Once `prefetch` records of a
+//                      partition wait behind held keys, its fetching pauses until
+//                      half of them went out.
+//   retry_topics       a kRetry moves to T-retry-<ms> (above) and is settled;
+//                      later records of its key overtake it.
 //
 // Offsets: enable.auto.commit and enable.auto.offset.store are off. Per
 // partition, the offset after the highest contiguous settled message is
@@ -73,6 +88,8 @@ struct KafkaOptions {
   int64_t request_timeout_ms = 30'000;            // request_timeout_ms=: produce confirms, commits, metadata; default 30 s
   size_t prefetch = 100;                          // prefetch=: messages librdkafka fetches ahead per partition; default 100
   std::vector<int64_t> retry_delays_ms{30'000, 60'000, 300'000};  // retry_delays_ms=: the retry topic rungs
+  // retry_mode=ordered|retry_topics; default ordered (see "Retry modes" above).
+  RetryMode retry_mode = RetryMode::kOrdered;
   std::map<std::string, std::string> rdkafka;     // rdkafka.NAME=VALUE pass-through
   // false: create nothing and fail with NotFound when a main topic is missing
   // (for inspecting). Set from BrokerOptions::create_if_missing; not a URL parameter.

@@ -30,7 +30,17 @@ Result<BrokerUrl> ParseQueueUrl(const std::string& url) {
   return BrokerUrl{BrokerUrl::Kind::kEmbedded, std::move(path)};
 }
 
+// Ordered retries hold a key's later messages in the consumer, which only a
+// partitioned log lets it do; the queues retry through their delay tier.
+Status RefuseOrderedRetries(const BrokerOptions& options, const char* broker) {
+  if (options.retry_mode != RetryMode::kOrdered) return Status::OK();
+  return Status::InvalidArgument(std::string("retry_mode \"ordered\" needs a Kafka broker: ") + broker +
+                                 " retries through its delay tier, where a key's later messages can overtake a "
+                                 "retried one; leave retry_mode unset (or \"retry_topics\") for this broker");
+}
+
 Result<std::unique_ptr<Broker>> OpenQueueUrl(const std::string& url, const BrokerOptions& options, Env* env) {
+  if (Status s = RefuseOrderedRetries(options, "the embedded queue"); !s.ok()) return s;
   auto parsed = ParseQueueUrl(url);
   if (!parsed.ok()) return parsed.status();
   EmbeddedQueueOptions eo;
@@ -44,6 +54,7 @@ Result<std::unique_ptr<Broker>> OpenQueueUrl(const std::string& url, const Broke
 
 #ifdef IDEM_WITH_RABBITMQ
 Result<std::unique_ptr<Broker>> OpenRabbitMqUrl(const std::string& url, const BrokerOptions& options, Env* env) {
+  if (Status s = RefuseOrderedRetries(options, "RabbitMQ"); !s.ok()) return s;
   return OpenRabbitMqBroker(url, options, env);
 }
 #else

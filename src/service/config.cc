@@ -7,6 +7,7 @@
 #include "console/secret_hash.h"
 #include "service/handler_config_reader.h"
 #include "service/toml_reader.h"
+#include "source/broker_url.h"
 
 namespace idem::service {
 namespace {
@@ -105,7 +106,21 @@ void ReadOutbox(TableReader t, ServiceConfig& c) {
   t.Finish();
 }
 
-ConsumerConfig ReadConsumer(TableReader t, const std::vector<StateMachineConfig>& machines) {
+// retry_mode: "ordered" holds a key's later messages in the consumer while it
+// retries in place, which only a Kafka partition lets idem do.
+RetryMode ReadRetryMode(TableReader& t, const std::string& group, const std::string& broker_url) {
+  if (!t.Has("retry_mode")) return RetryMode::kBrokerDefault;
+  const std::string mode = t.Choice("retry_mode", "ordered", {"ordered", "retry_topics"});
+  auto broker = ParseBrokerUrl(broker_url);
+  if (mode == "ordered" && broker.ok() && broker->kind != BrokerUrl::Kind::kKafka)
+    t.Fail(t.Node("retry_mode"), t.name() + " (group \"" + group + "\") retry_mode = \"ordered\" needs a Kafka "
+           "broker: the embedded queue and RabbitMQ retry through their delay tier, where a key's later messages "
+           "can overtake a retried one; remove retry_mode for this broker");
+  return mode == "ordered" ? RetryMode::kOrdered : RetryMode::kRetryTopics;
+}
+
+ConsumerConfig ReadConsumer(TableReader t, const std::vector<StateMachineConfig>& machines,
+                            const std::string& broker_url) {
   ConsumerConfig k;
   k.where = t.Where();
   k.group = t.RequiredString("group", "the consumer group: records are unique per group and key");
@@ -115,6 +130,7 @@ ConsumerConfig ReadConsumer(TableReader t, const std::vector<StateMachineConfig>
   k.lease_ms = t.Int("lease_ms", k.lease_ms, 1'000, kMaxDelayMs);
   k.retry_delays_ms = t.IntArray("retry_delays_ms", k.retry_delays_ms, 0, kMaxDelayMs);
   k.max_attempts = static_cast<int>(t.Int("max_attempts", k.max_attempts, 1, 1'000));
+  k.retry_mode = ReadRetryMode(t, k.group, broker_url);
   k.handler_sets = t.StringArray("handlers");
   for (TableReader& h : t.TableArray("handler")) k.handlers.push_back(ReadDeclaredHandler(h, machines));
   if (k.handler_sets.empty() && k.handlers.empty())
@@ -147,7 +163,7 @@ ServiceConfig Read(const toml::table& root, const std::string& path) {
         throw ConfigError(c.state_machines.back().where + ": a [[state_machine]] named \"" +
                           c.state_machines.back().name + "\" is declared already at " + c.state_machines[j].where);
   }
-  for (TableReader& k : t.TableArray("consumer")) c.consumers.push_back(ReadConsumer(k, c.state_machines));
+  for (TableReader& k : t.TableArray("consumer")) c.consumers.push_back(ReadConsumer(k, c.state_machines, c.broker_url));
   if (c.consumers.empty()) t.Fail(nullptr, "no [[consumer]] table: declare at least one consumer group");
   for (size_t i = 0; i < c.consumers.size(); ++i)
     for (size_t j = 0; j < i; ++j)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "console/console_config.h"
+#include "idem/broker.h"
 #include "idem/fast_filter.h"
 #include "idem/status.h"
 #include "service/handler_config.h"
@@ -35,6 +36,9 @@ struct ConsumerConfig {
   int64_t lease_ms = 60'000;        // default 60 s
   std::vector<int64_t> retry_delays_ms{30'000, 60'000, 300'000, 300'000, 300'000};
   int max_attempts = 5;             // default 5
+  // retry_mode = "ordered" | "retry_topics": unset, the broker's default (Kafka:
+  // ordered; the embedded queue and RabbitMQ: their delay tier, and "ordered" is refused).
+  RetryMode retry_mode = RetryMode::kBrokerDefault;
   std::vector<Located> handler_sets;          // C++ handlers registered by name
   std::vector<DeclaredHandler> handlers;      // [[consumer.handler]]: declarative, one per topic
 };

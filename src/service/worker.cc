@@ -55,6 +55,7 @@ BrokerOptions BrokerOptionsFor(const ServiceConfig& config, const ConsumerConfig
     for (const HandlerSpec& h : handlers) bo.topics.push_back(h.topic);
   bo.visibility_timeout_ms = config.visibility_timeout_ms;
   bo.prefetch = config.prefetch ? config.prefetch : PrefetchFor(consumer.batch_size);
+  bo.retry_mode = consumer.retry_mode;
   return bo;
 }
 

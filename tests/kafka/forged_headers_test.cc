@@ -25,7 +25,8 @@ std::vector<Message> TakeOne(Broker& b) {
 
 TEST(KafkaForgedHeaders, AProducersIdemHeadersAreRenamedAndNeverReachTheDeadLetter) {
   MockKafka& mock = MockKafka::Get();
-  auto broker = OpenBroker(mock.Url(mock.FreshTopic(1), "&retry_delays_ms=100"), BrokerOptions{}, Env::Default());
+  auto broker = OpenBroker(mock.Url(mock.FreshTopic(1), "&retry_delays_ms=100&retry_mode=retry_topics"),
+                           BrokerOptions{}, Env::Default());
   ASSERT_TRUE(broker.ok()) << broker.status().ToString();
   std::vector<Message> batch(1);
   batch[0].topic = "pay";

@@ -30,6 +30,10 @@ TEST(KafkaUrlTest, MockNeedsNoServer) {
   EXPECT_TRUE(o->mock);
   EXPECT_EQ(o->group, "idem");
   EXPECT_EQ(o->assignor, "cooperative-sticky");
+  EXPECT_EQ(o->retry_mode, RetryMode::kOrdered) << "a key's order is kept under retries unless asked otherwise";
+  auto topics = ParseKafkaUrl("kafka://mock/payments?retry_mode=retry_topics");
+  ASSERT_TRUE(topics.ok()) << topics.status().ToString();
+  EXPECT_EQ(topics->retry_mode, RetryMode::kRetryTopics);
 }
 
 TEST(KafkaUrlTest, MistakesSayWhatToWrite) {
@@ -44,6 +48,7 @@ TEST(KafkaUrlTest, MistakesSayWhatToWrite) {
                         Case{"kafka://k1:9092/p?grup=x", "unknown parameter 'grup'"},
                         Case{"kafka://k1:9092/p?assignor=sticky", "is not one of"},
                         Case{"kafka://k1:9092/p?retry_delays_ms=0", "positive milliseconds"},
+                        Case{"kafka://k1:9092/p?retry_mode=blocking", "is not one of ordered, retry_topics"},
                         Case{"kafka://k1:9092/p?session_timeout_ms=-1", "not a positive number"}}) {
     auto o = ParseKafkaUrl(c.url);
     ASSERT_FALSE(o.ok()) << c.url;
@@ -58,6 +63,20 @@ TEST(KafkaUrlTest, TheWiringTableKnowsKafka) {
   auto b = OpenBroker("kafka://h:9092", BrokerOptions{}, Env::Default());
   ASSERT_FALSE(b.ok());
   EXPECT_NE(b.status().ToString().find("names no topic"), std::string::npos) << b.status().ToString();
+}
+
+// The consumer's retry mode and the URL's must not disagree; the queues cannot
+// hold a key in order, so they refuse ordered retries before opening anything.
+TEST(KafkaUrlTest, ARetryModeNobodyCanHonourIsRefused) {
+  BrokerOptions ordered;
+  ordered.retry_mode = RetryMode::kOrdered;
+  auto clash = OpenBroker("kafka://h:9092/payments?retry_mode=retry_topics", ordered, Env::Default());
+  ASSERT_FALSE(clash.ok());
+  EXPECT_NE(clash.status().ToString().find("disagree"), std::string::npos) << clash.status().ToString();
+  auto queue = OpenBroker("queue:/nonexistent-dir/q.db", ordered, Env::Default());
+  ASSERT_FALSE(queue.ok());
+  EXPECT_EQ(queue.status().code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(queue.status().ToString().find("needs a Kafka broker"), std::string::npos) << queue.status().ToString();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Through the pipeline: a poison message goes to the dead-letter topic with its
-// reason while its partition goes on; a retryable failure walks the retry
-// topics and then succeeds, once.
+// reason while its partition goes on; in retry_topics mode a retryable failure
+// walks the retry topics and then succeeds, once (the ordered mode, the
+// default, retries in place: ordered_retry_test.cc).
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
@@ -59,7 +60,7 @@ HandlerSpec FailsTwiceThenPays(std::atomic<int>* runs) {
 TEST_F(KafkaRetryAndDeadLetter, ARetryableFailureWalksTheRetryTopicsThenSucceedsOnce) {
   PublishPayments(0, 1);
   std::atomic<int> runs{0};
-  auto worker = StartWorker("", FailsTwiceThenPays(&runs));
+  auto worker = StartWorker("&retry_mode=retry_topics", FailsTwiceThenPays(&runs));
   ASSERT_NE(worker, nullptr);
   ASSERT_TRUE(WaitUntilConsumed(1));
   const int64_t retried = worker->counters().retried.load();
@@ -102,7 +103,7 @@ TEST_F(KafkaRetryAndDeadLetter, AMoveThatIsNotConfirmedIsTriedAgainWithoutARebal
     if (run <= 2) return HandlerResult::Retryable("bank timeout (run " + std::to_string(run) + ")");
     return pay.fn(ctx);
   };
-  auto worker = StartWorker("&request_timeout_ms=2000", spec);
+  auto worker = StartWorker("&request_timeout_ms=2000&retry_mode=retry_topics", spec);
   ASSERT_NE(worker, nullptr);
   const bool again = WaitFor([&] { return runs.load() >= 2; }, 60'000);
   SetBrokers(true);

@@ -8,6 +8,7 @@
 #include "payments/service_handlers.h"
 #include "service/config.h"
 #include "service/service.h"
+#include "service/worker.h"
 #include "testing/test_util.h"
 #include "service/running_idem.h"
 
@@ -104,6 +105,35 @@ handlers = ["payments"]
   EXPECT_EQ(k.handler_sets[0].where, "f.toml:30:13");
 }
 
+#ifdef IDEM_WITH_KAFKA
+// retry_mode is per group; unset, the broker's default applies (Kafka: ordered).
+TEST(ConfigTest, RetryModeIsPerGroupAndReachesTheBroker) {
+  auto c = ParseConfig(R"(
+[broker]
+url = "kafka://mock/payments"
+[store]
+url = "sqlite:s.db"
+[[consumer]]
+group = "payments"
+handlers = ["payments"]
+retry_mode = "ordered"
+[[consumer]]
+group = "notices"
+handlers = ["notices"]
+retry_mode = "retry_topics"
+[[consumer]]
+group = "points"
+handlers = ["points"]
+)", "f.toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  ASSERT_EQ(c->consumers.size(), 3u);
+  EXPECT_EQ(c->consumers[0].retry_mode, RetryMode::kOrdered);
+  EXPECT_EQ(c->consumers[1].retry_mode, RetryMode::kRetryTopics);
+  EXPECT_EQ(c->consumers[2].retry_mode, RetryMode::kBrokerDefault);
+  EXPECT_EQ(BrokerOptionsFor(*c, c->consumers[1], {}).retry_mode, RetryMode::kRetryTopics);
+}
+#endif
+
 TEST(ConfigTest, EachErrorNamesFileLineColumnAndWhatIsExpected) {
   const std::vector<BadFile> cases = {
       {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\nbatchsize = 5\n",
@@ -117,6 +147,13 @@ TEST(ConfigTest, EachErrorNamesFileLineColumnAndWhatIsExpected) {
       {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n"
        "retry_delays_ms = [1000, -1]\n",
        "f.toml:8:26", "retry_delays_ms must be a non-empty array of whole numbers"},
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n"
+       "retry_mode = \"later\"\n",
+       "f.toml:8:14", "retry_mode must be one of \"ordered\", \"retry_topics\", found \"later\""},
+      // Ordered retries hold a key in the consumer: only a Kafka partition lets it.
+      {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n"
+       "retry_mode = \"ordered\"\n",
+       "f.toml:8:14", "[[consumer]] #1 (group \"g\") retry_mode = \"ordered\" needs a Kafka broker"},
       {"[broker]\nurl = \"q\"\n[store]\nurl = \"s\"\n[fast_filter]\nurl = \"redis://x\"\noutage_policy = \"maybe\"\n",
        "f.toml:7:17", "outage_policy must be one of \"closed\", \"open\", found \"maybe\""},
       {"[store]\nurl = \"s\"\n", "f.toml:1:1", "missing [broker] with url"},

@@ -20,6 +20,15 @@ TEST(PaymentsTomlTest, ChecksClean) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+#ifdef IDEM_WITH_KAFKA
+// The Kafka variant, with ordered retries: valid without a cluster to reach.
+TEST(PaymentsTomlTest, TheKafkaVariantChecksClean) {
+  auto r = testing::RunProcess(
+      {IDEM_CLI_PATH, "run", "--check", std::string(IDEM_SOURCE_DIR) + "/examples/payments/payments-kafka.toml"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+#endif
+
 TEST(PaymentsTomlTest, ConsumesAWorkloadOnceServesReadinessAndStopsOnSigterm) {
   testing::TempDir dir;
   {

@@ -123,6 +123,7 @@ void GroupConsumer::Assign(rd_kafka_topic_partition_list_t* parts) {
     held_.erase(key);
     held_.emplace(key, PartitionOffsets(history_->next_generation++, delivered_before));
     paused_until_.erase(key);
+    held_back_.erase(key);
   }
   // Pause state survives reassignment in librdkafka: a partition this member
   // paused before it lost it would stay paused.
@@ -165,6 +166,7 @@ void GroupConsumer::Forget(const PartitionKey& k) {
     held_.erase(it);
   }
   paused_until_.erase(k);
+  held_back_.erase(k);
 }
 
 Status GroupConsumer::Commit(const std::vector<PartitionKey>& which) {
@@ -240,12 +242,30 @@ void GroupConsumer::PauseUntil(const rd_kafka_message_t* record, int64_t due_ms)
   paused_until_[key] = due_ms;
 }
 
+void GroupConsumer::SetFetching(const PartitionKey& p, bool flow) {
+  auto held = held_.find(p);
+  const bool paused = held_back_.count(p) > 0;
+  if (held == held_.end() || flow != paused) return;  // not ours, or already as asked
+  if (flow) {
+    held_back_.erase(p);
+    if (!paused_until_.count(p)) rd_kafka_resume_partitions(rk_.get(), ListOf({{p, RD_KAFKA_OFFSET_INVALID}}).get());
+    return;
+  }
+  held_back_.insert(p);
+  PartitionList list = ListOf({{p, held->second.NextToFetch()}});
+  rd_kafka_pause_partitions(rk_.get(), list.get());
+  // What librdkafka fetched past the records taken is discarded (Poll skips
+  // this partition meanwhile); fetch it again once resumed.
+  ErrorHandle e(rd_kafka_seek_partitions(rk_.get(), list.get(), static_cast<int>(options_.request_timeout_ms)));
+  if (e) Warn("kafka_seek_failed", rd_kafka_error_string(e.get()));
+}
+
 void GroupConsumer::ResumeDue() {
   const int64_t now = env_->NowMs();
   std::vector<std::pair<PartitionKey, int64_t>> due;
   for (auto it = paused_until_.begin(); it != paused_until_.end();) {
     if (it->second <= now) {
-      due.emplace_back(it->first, RD_KAFKA_OFFSET_INVALID);
+      if (!held_back_.count(it->first)) due.emplace_back(it->first, RD_KAFKA_OFFSET_INVALID);
       it = paused_until_.erase(it);
     } else {
       ++it;
@@ -291,7 +311,8 @@ Result<std::vector<FetchedRecord>> GroupConsumer::Poll(size_t max, int64_t max_w
     }
     const PartitionKey key{rd_kafka_topic_name(m->rkt), m->partition};
     auto held = held_.find(key);
-    if (held == held_.end() || paused_until_.count(key)) continue;  // not ours any more, or waiting
+    // Not ours any more, or waiting (for a retry topic's head record, or for held keys).
+    if (held == held_.end() || paused_until_.count(key) || held_back_.count(key)) continue;
     std::string due_text;
     int64_t due = 0;
     if (RecordHeader(m.get(), header::kDueMs, &due_text) &&

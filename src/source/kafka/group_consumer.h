@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,13 @@ class GroupConsumer {
   // is not an error; a failed commit is retried by the next one.
   Status CommitNow();
 
+  // Ordered retries (key_holds.h): `flow` false pauses fetching from `p` — too
+  // many of its records wait behind held keys — so that nothing more of it is
+  // fetched until `flow` is true again; fetching then goes on after the highest
+  // record this member took. Does nothing for a partition it does not hold.
+  void SetFetching(const PartitionKey& p, bool flow);
+  const std::set<PartitionKey>& held_back() const { return held_back_; }
+
   int64_t commit_failures() const { return commit_failures_; }
 
  private:
@@ -99,6 +107,7 @@ class GroupConsumer {
   int64_t failed_run_start_ = 0;  // commit_failures_ at the last successful commit
   std::map<PartitionKey, PartitionOffsets> held_;
   std::map<PartitionKey, int64_t> paused_until_;  // retry-topic partitions waiting for their head record
+  std::set<PartitionKey> held_back_;              // paused by SetFetching(…, false)
 };
 
 }  // namespace idem::kafka

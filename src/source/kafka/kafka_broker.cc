@@ -1,6 +1,7 @@
 // The Kafka adapter behind idem::Broker: the receipt format, settlement and
 // the wiring of the parts (GroupConsumer, ConfirmedProducer, moves, console).
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "core/bounded_text.h"
@@ -11,6 +12,7 @@
 #include "source/kafka/confirmed_producer.h"
 #include "source/kafka/dead_letter_console.h"
 #include "source/kafka/group_consumer.h"
+#include "source/kafka/key_holds.h"
 #include "source/kafka/moves.h"
 #include "source/kafka/record_fit.h"
 #include "source/kafka/record_codec.h"
@@ -111,14 +113,21 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
       if (!c.ok()) return c.status();
       consumer_ = std::move(*c);
     }
+    if (ordered())
+      holds_.DropStale([&](const Receipt& r) { return consumer_->IsCurrent(KeyOf(consumed_, r), r.generation); });
     TakeDueReleases(max_messages, out);
-    if (out.size() >= max_messages) return out;
+    if (ordered()) TakeFreedKeys(max_messages, out);
+    if (out.size() >= max_messages) {
+      if (ordered()) PaceFetching({});
+      return out;
+    }
     int64_t wait = out.empty() ? max_wait_ms : 0;
     const int64_t next_release = NextReleaseMs();
     if (next_release >= 0) wait = std::min(wait, std::max<int64_t>(0, next_release - env_->NowMs()));
     auto fetched = consumer_->Poll(max_messages - out.size(), wait);
     if (!fetched.ok()) return fetched.status();
     const int64_t now = env_->NowMs();
+    std::set<PartitionKey> touched;
     for (FetchedRecord& f : *fetched) {
       const std::string topic = rd_kafka_topic_name(f.record->rkt);
       const size_t stream = ConsumedIndex(topic);
@@ -133,8 +142,14 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
       m.receipt.generation = f.generation;
       m.receipt.partition = f.record->partition;
       m.receipt.stream = static_cast<int32_t>(stream);
-      out.push_back(std::move(m));
+      if (!ordered()) {
+        out.push_back(std::move(m));
+        continue;
+      }
+      touched.insert({topic, m.receipt.partition});
+      if (std::optional<Message> now_out = holds_.Admit(std::move(m))) out.push_back(std::move(*now_out));
     }
+    if (ordered()) PaceFetching(touched);
     return out;
   }
 
@@ -199,6 +214,17 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
           settle.push_back({key, r});
           break;
         case Settlement::Kind::kRetry:
+          if (ordered()) {
+            // In place: the offset stays unsettled and the key held (key_holds.h);
+            // handed out again after the pipeline's retry delay, with its first
+            // failure noted as a retry copy carries it (for the dead letter).
+            Message again_later = *s.message;
+            again_later.headers.emplace(header::kFirstFailedMs, std::to_string(now));  // keeps an earlier one
+            released_.push_back({std::move(again_later), now + std::max<int64_t>(0, s.delay_ms), key});
+            handed_out_.erase(r);
+            break;
+          }
+          [[fallthrough]];
         case Settlement::Kind::kPark: {
           const std::string reason = BoundedReason(s.reason);
           OutRecord rec = s.kind == Settlement::Kind::kRetry
@@ -247,7 +273,8 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
       if (!given_again) result = Status::OK();  // every refusal is kept in the store (or in `unmovable`)
     }
     for (const Pending& p : settle) {
-      consumer_->Settle(p.partition, p.receipt.sequence, p.receipt.generation);
+      const bool settled = consumer_->Settle(p.partition, p.receipt.sequence, p.receipt.generation);
+      if (settled && ordered()) holds_.Done(p.receipt);  // its key's next record may go
       handed_out_.erase(p.receipt);
     }
     consumer_->CommitIfDue();
@@ -293,6 +320,7 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
     handed_out_.clear();
     for (const Released& r : released_) given_back_.insert(r.message.receipt);
     released_.clear();
+    holds_.Clear();
     consumer_.reset();
     return Status::OK();
   }
@@ -391,6 +419,30 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
     }
   }
 
+  bool ordered() const { return options_.retry_mode == RetryMode::kOrdered; }
+
+  // Records that waited behind a key now free (ordered mode), oldest first.
+  void TakeFreedKeys(size_t max, std::vector<Message>& out) {
+    const size_t before = out.size();
+    holds_.TakeReady(max, out);
+    const int64_t now = env_->NowMs();
+    for (size_t i = before; i < out.size(); ++i) out[i].received_at_ms = now;
+  }
+
+  // Ordered mode: a partition stops fetching once `prefetch` of its records
+  // wait behind held keys, so a stuck key cannot fill the memory, and fetches
+  // again once half of them went out (not at every record, which would seek
+  // back and fetch again each time).
+  void PaceFetching(std::set<PartitionKey> check) {
+    const std::set<PartitionKey>& held_back = consumer_->held_back();
+    check.insert(held_back.begin(), held_back.end());
+    for (const PartitionKey& k : check) {
+      const size_t waiting = holds_.Waiting(static_cast<int32_t>(ConsumedIndex(k.topic)), k.partition);
+      const bool flow = held_back.count(k) ? waiting <= options_.prefetch / 2 : waiting < options_.prefetch;
+      consumer_->SetFetching(k, flow);
+    }
+  }
+
   int64_t NextReleaseMs() const {
     int64_t next = -1;
     for (const Released& r : released_)
@@ -408,6 +460,7 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
   kafka::MemberHistory history_;
   std::unique_ptr<GroupConsumer> consumer_;  // joins the group on the first Poll (again after an abandon)
   std::vector<Released> released_;
+  kafka::KeyHolds holds_;  // ordered mode: records waiting behind a held key
   std::set<Receipt> handed_out_;  // handed out by Poll, not settled yet
   std::set<Receipt> given_back_;  // handed out, then given back by Abandon: settling them does nothing
 };
@@ -439,6 +492,12 @@ Result<std::unique_ptr<Broker>> OpenKafkaBroker(const std::string& url, const Br
   if (!options.ok()) return options.status();
   if (!broker_options.topics.empty()) options->topics = broker_options.topics;
   if (url.find("prefetch=") == std::string::npos) options->prefetch = broker_options.prefetch;
+  if (broker_options.retry_mode != RetryMode::kBrokerDefault) {
+    if (url.find("retry_mode=") != std::string::npos && options->retry_mode != broker_options.retry_mode)
+      return Status::InvalidArgument(
+          "Kafka: the broker URL's retry_mode= and the consumer's retry_mode disagree: set it in one place");
+    options->retry_mode = broker_options.retry_mode;
+  }
   options->create_if_missing = broker_options.create_if_missing;
   return OpenKafkaBroker(*options, env);
 }

@@ -66,10 +66,14 @@ Status SetOption(KafkaOptions& o, const std::string& name, const std::string& va
     }
     if (o.retry_delays_ms.empty())
       return Status::InvalidArgument("kafka:// URL: retry_delays_ms needs at least one delay");
+  } else if (name == "retry_mode") {
+    if (value != "ordered" && value != "retry_topics")
+      return Status::InvalidArgument("kafka:// URL: retry_mode='" + value + "' is not one of ordered, retry_topics");
+    o.retry_mode = value == "ordered" ? RetryMode::kOrdered : RetryMode::kRetryTopics;
   } else {
     return Status::InvalidArgument("kafka:// URL: unknown parameter '" + name +
                                    "' (known: group, assignor, session_timeout_ms, max_poll_interval_ms, "
-                                   "commit_interval_ms, request_timeout_ms, prefetch, retry_delays_ms, "
+                                   "commit_interval_ms, request_timeout_ms, prefetch, retry_delays_ms, retry_mode, "
                                    "rdkafka.NAME)");
   }
   return Status::OK();

@@ -40,6 +40,8 @@ class PartitionOffsets {
   // The offset after the highest one handed out (for the commit metadata).
   int64_t DeliveredUpTo() const { return max_fetched_ + 1 > delivered_before_ ? max_fetched_ + 1 : delivered_before_; }
   size_t UnsettledCount() const { return unsettled_.size(); }
+  // The offset after the highest one this consumer handed out (0 if none).
+  int64_t NextToFetch() const { return max_fetched_ + 1; }
 
   // The assignment this bookkeeping belongs to; every receipt carries it, and
   // one of another assignment (the partition moved, or was abandoned) is stale.
