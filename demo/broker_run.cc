@@ -25,6 +25,7 @@
 
 #include "idem/retry.h"
 #include "demo/consumer_turns.h"
+#include "demo/partition_key.h"
 #include "demo/run_parts.h"
 #include "demo/scaled_clock.h"
 #include "demo/tracked_broker.h"
@@ -56,28 +57,6 @@ RetryPolicy KafkaRetryPolicy(int64_t speedup) {
   const size_t last = std::min(static_cast<size_t>(p.max_attempts - 2), p.ladder_ms.size() - 1);
   p.ladder_ms[last] += needed - window;
   return p;
-}
-
-// A Kafka producer keys each record by the aggregate whose order matters, so
-// that its events stay in one partition, in publishing order (without a key
-// they are spread over the partitions and overtake each other). For payments
-// that is the account, not the order: an account's balance is what charges,
-// refunds and top-ups contend for, so a later charge must not overtake an
-// earlier one and take the top-up that was meant for it; and since an order
-// belongs to one account, its events stay in order too. (A very busy account
-// then loads one partition: the price of ordering per account.) Shipments and
-// finishes carry only the order number, so their account comes from the order.
-// The handlers take their idempotency keys from payload fields, so this key
-// only places the record.
-std::string KafkaPartitionKey(const std::string& payload, const std::map<std::string, std::string>& account_of_order) {
-  auto doc = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return "";
-  auto user = doc.find("user_id");
-  if (user != doc.end() && user->is_string()) return user->get<std::string>();
-  auto order = doc.find("order_no");
-  if (order == doc.end() || !order->is_string()) return "";
-  auto account = account_of_order.find(order->get<std::string>());
-  return account != account_of_order.end() ? account->second : order->get<std::string>();
 }
 
 // kafka://SERVERS[/…][?…] → kafka://SERVERS/RUN?group=RUN&retry_delays_ms=WAITS&…:
@@ -263,7 +242,7 @@ Status BrokerRun::Drive() {
 Result<RunReport> BrokerRun::Go() {
   if (o_.speedup < 1) return Status::InvalidArgument("speedup must be at least 1");
   run_id_ = NewRunId(wall_);
-  for (const payments::OrderSeed& order : w_.orders) account_of_order_[order.order_no] = order.user_id;
+  account_of_order_ = AccountOfOrder(w_);
   IDEM_RETURN_IF_ERROR(PrepareStore(w_, o_, &clock_));
   auto producer = Connect();
   if (!producer.ok()) return producer.status();

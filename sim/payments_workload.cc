@@ -5,6 +5,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "demo/partition_key.h"
 #include "demo/payments_checks.h"
 #include "payments/events.h"
 #include "payments/handlers.h"
@@ -45,9 +46,13 @@ std::vector<Event> PaymentsWorkload::Events(FaultDice& dice, int count) {
                    [&](size_t a, size_t b) { return w_.events[a].at_ms < w_.events[b].at_ms; });
 
   std::vector<Event> out;
+  const std::map<std::string, std::string> accounts = demo::AccountOfOrder(w_);
   auto push = [&](Event e, int business) {
     e.msg.headers[kEventHeader] = std::to_string(out.size());
     e.msg.id = "e" + std::to_string(out.size());
+    // Keyed as a payments producer keys them (by account), so the Kafka model
+    // keeps each account's events in one partition, in publishing order.
+    e.msg.key = demo::KafkaPartitionKey(e.msg.payload, accounts);
     out.push_back(std::move(e));
     business_index_.push_back(business);
   };

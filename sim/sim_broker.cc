@@ -1,6 +1,7 @@
 #include "sim/sim_broker.h"
 
 #include <algorithm>
+#include <set>
 
 namespace idem::sim {
 
@@ -71,6 +72,8 @@ SimBroker::SimBroker(FaultDice* dice, DeliveryModel model, int consumers, int pa
   // The adapter's default is cooperative-sticky; eager (range, roundrobin) is one
   // URL parameter away. Drawn from a fork, so the run's own draws stay where they were.
   cooperative_ = dice_->env().Fork(0x636f6f70).Chance(0.5);
+  // The adapter retries in place by default; retry topics are one setting away.
+  ordered_ = dice_->env().Fork(0x6f72646572).Chance(0.5);  // "order"
   last_poll_ms_.assign(consumers, dice_->env().NowMs());
   last_commit_ms_.assign(consumers, dice_->env().NowMs());
 }
@@ -151,6 +154,10 @@ void SimBroker::PollKafka(int consumer, size_t max, std::vector<Message>& out) {
   for (size_t p = 0; p < partitions_.size() && out.size() < max; ++p) {
     if (!Assigned(static_cast<int>(p), consumer)) continue;
     const Partition& part = partitions_[p];
+    if (ordered_ && part.retry_delay_ms == 0) {
+      PollOrdered(p, consumer, max, out);
+      continue;
+    }
     for (size_t o = part.committed; o < part.fetch && out.size() < max; ++o) {
       const BrokerEntry& e = entries_[part.log[o]];
       if (!e.settled && e.released_until_ms >= 0 && e.released_until_ms <= now) out.push_back(Deliver(part.log[o], consumer));
@@ -159,9 +166,30 @@ void SimBroker::PollKafka(int consumer, size_t max, std::vector<Message>& out) {
   for (size_t p = 0; p < partitions_.size() && out.size() < max; ++p) {
     if (!Assigned(static_cast<int>(p), consumer)) continue;
     Partition& part = partitions_[p];
+    if (ordered_ && part.retry_delay_ms == 0) continue;
     while (part.fetch < part.log.size() && out.size() < max) {
       if (part.retry_delay_ms > 0 && entries_[part.log[part.fetch]].visible_at_ms > now) break;
       out.push_back(Deliver(part.log[part.fetch++], consumer));
+    }
+  }
+}
+
+// Ordered retries (the adapter's KeyHolds): from the committed offset on, the
+// first unsettled record of each key is the one out; it is handed out if it was
+// not yet in this assignment, or again once its release or retry delay is over.
+// Every later record of that key waits, whatever the other keys do.
+void SimBroker::PollOrdered(size_t partition, int consumer, size_t max, std::vector<Message>& out) {
+  const int64_t now = dice_->env().NowMs();
+  Partition& part = partitions_[partition];
+  std::set<std::string> out_keys;
+  for (size_t o = part.committed; o < part.log.size() && out.size() < max; ++o) {
+    const BrokerEntry& e = entries_[part.log[o]];
+    // A keyless record has no key order: it holds nothing (as in the adapter).
+    if (e.settled || (!e.msg.key.empty() && !out_keys.insert(e.msg.key).second)) continue;
+    const bool handed = e.generation == part.generation;
+    if (!handed || (e.released_until_ms >= 0 && e.released_until_ms <= now)) {
+      out.push_back(Deliver(part.log[o], consumer));
+      part.fetch = std::max(part.fetch, o + 1);
     }
   }
 }
@@ -272,6 +300,12 @@ void SimBroker::SettleOne(int consumer, const Settlement& s) {
     case Settlement::Kind::kAck:
       break;
     case Settlement::Kind::kRetry:
+      if (e->partition >= 0 && ordered_) {
+        // In place: unsettled, its key held, handed out again after the delay.
+        e->state = BrokerEntry::State::kReady;
+        e->released_until_ms = now + std::max<int64_t>(0, s.delay_ms);
+        return;
+      }
       if (model_ == DeliveryModel::kRabbit && dice_->Roll(Fault::kRetryMoveLost)) {
         // The consumer committed the failed attempt (its record says when the
         // retry is due), then the move to the delay tier was lost: the publish to

@@ -17,9 +17,14 @@
 //                  every receipt carries its partition's generation, so a late
 //                  settlement from an earlier assignment is refused. A release
 //                  keeps the offset unsettled and the owner hands the record out
-//                  again after the delay. Retries go to one FIFO retry topic per
-//                  delay, read only when its head record is due; parked records
-//                  to the DLT. docs/brokers.md lists what the model leaves out.
+//                  again after the delay. Retries follow the adapter's retry
+//                  mode (drawn per run): ordered retries stay in place as a
+//                  release does, and while a record is out (handed out or
+//                  released, not settled) the later records of its key wait
+//                  behind it, the other keys flowing; with retry topics a retry
+//                  goes to one FIFO retry topic per delay, read only when its
+//                  head record is due. Parked records go to the DLT.
+//                  docs/brokers.md lists what the model leaves out.
 //   RocketMQ-like: per-message ack with a consume timeout; RECONSUME_LATER up to
 //                  16 times, then the broker moves the message to %DLQ%.
 #pragma once
@@ -93,6 +98,10 @@ class SimBroker {
   bool cooperative() const { return cooperative_; }
   // Kafka: the rebalance protocol (drawn per run otherwise).
   void set_cooperative(bool cooperative) { cooperative_ = cooperative; }
+  // Kafka: retries in place holding their key (the adapter's retry_mode "ordered"),
+  // or through retry topics (drawn per run otherwise).
+  bool ordered_retries() const { return ordered_; }
+  void set_ordered_retries(bool ordered) { ordered_ = ordered; }
 
   // Used by the consumer sessions.
   std::vector<Message> Poll(int consumer, size_t max);
@@ -114,6 +123,7 @@ class SimBroker {
   Message Deliver(size_t index, int consumer);
   bool Assigned(int partition, int consumer) const;
   void PollKafka(int consumer, size_t max, std::vector<Message>& out);
+  void PollOrdered(size_t partition, int consumer, size_t max, std::vector<Message>& out);
   void SettleOne(int consumer, const Settlement& s);
   void Advance(Partition& p);
   void Reread(Partition& p);
@@ -126,6 +136,7 @@ class SimBroker {
   int consumers_;
   int64_t vt_ms_;
   bool cooperative_ = false;  // Kafka: cooperative-sticky (one partition moves) or eager (all are revoked)
+  bool ordered_ = false;      // Kafka: ordered retries (in place, per-key holds) or retry topics
   int eager_rounds_ = 0;
   size_t main_partitions_ = 0;
   std::vector<std::pair<int64_t, size_t>> retry_topics_;  // Kafka: (delay, its first partition)

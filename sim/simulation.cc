@@ -6,6 +6,7 @@
 #include "idem/store.h"
 #include "sim/faulty_store.h"
 #include "sim/incarnation.h"
+#include "sim/key_order_checker.h"
 #include "sim/outbox_chain_relay.h"
 #include "sim/sim_redis.h"
 #include "core/pipeline_test_hooks.h"
@@ -61,6 +62,7 @@ class Run {
   std::vector<Event> events_;
   size_t next_event_ = 0;
   std::vector<std::pair<int64_t, Message>> resends_;  // (due time, copy)
+  std::vector<SeenDecision> decisions_;  // the upstream group's, in order, for the key order checker
   bool kafka_poll_overrun_ = false;
   // The outbox chain (workloads with a downstream stage): relays publish into down_broker_.
   std::optional<DownstreamStage> downstream_;
@@ -103,7 +105,8 @@ void Run::Start(Consumer& c) {
     c.filter = redis_->Connect(c.life.get());
     (void)c.pipeline->SetFastFilter(c.filter.get(), FastFilterOptions{});
   }
-  c.pipeline->SetDecisionSink([this](const Decision& d) {
+  c.pipeline->SetDecisionSink([this, upstream = !c.downstream](const Decision& d) {
+    if (upstream) decisions_.push_back({d.message_id, d.kind});
     std::string line = DecisionToJson(d);
     result_.digest = XXH3_64bits_withSeed(line.data(), line.size(), result_.digest);
     if (opt_.keep_trace) result_.trace.push_back(std::move(line));
@@ -222,6 +225,8 @@ SimResult Run::Go() {
     return result_;
   }
   broker_ = std::make_unique<SimBroker>(dice_.get(), result_.model, opt_.consumers, 3, kVisibilityTimeoutMs);
+  if (opt_.ordered_retries) broker_->set_ordered_retries(*opt_.ordered_retries);
+  result_.ordered_retries = result_.model == DeliveryModel::kKafka && broker_->ordered_retries();
   if (result_.redis) redis_ = std::make_unique<SimRedis>(dice_.get());
 
   popt_.consumer_group = "sim";
@@ -291,6 +296,8 @@ SimResult Run::Go() {
   consumers.clear();
   relays_.clear();
   workload_->Check(*db_, *broker_, events_, result_.report);
+  if (result_.ordered_retries || (result_.model == DeliveryModel::kKafka && opt_.check_key_order))
+    CheckKeyOrder(events_, decisions_, result_.report);
   if (down_broker_) workload_->CheckDownstream(*db_, *down_broker_, result_.report);
   return result_;
 }
@@ -306,6 +313,7 @@ std::string ReplayCommand(const SimResult& r, const SimOptions& options) {
   std::string cmd = "idem sim --seed " + std::to_string(r.seed) + " --events " + std::to_string(options.events);
   if (!options.workload.empty()) cmd += " --workload " + options.workload;
   if (!options.protection) cmd += " --protection off";
+  if (options.ordered_retries) cmd += *options.ordered_retries ? " --retry-mode ordered" : " --retry-mode retry_topics";
   return cmd;
 }
 

@@ -20,6 +20,12 @@ struct SimOptions {
   uint64_t seed = 1;
   std::optional<DeliveryModel> model;  // default: drawn from the seed
   std::optional<bool> redis;           // default: drawn from the seed
+  // Kafka model: retries in place holding their key (the adapter's default) or
+  // through retry topics; default: drawn from the seed.
+  std::optional<bool> ordered_retries;
+  // Check each key's order in a Kafka run with retry topics too, to show the
+  // checker sees what retry topics do to it (only ordered runs promise it).
+  bool check_key_order = false;
   bool protection = true;              // false: the guard is off, everything else the same
   int events = 150;                    // business events published per run
   int consumers = 2;
@@ -31,6 +37,7 @@ struct SimResult {
   uint64_t seed = 0;
   DeliveryModel model = DeliveryModel::kRabbit;
   bool redis = false;
+  bool ordered_retries = false;  // a Kafka run whose retries held their key
   bool drained = false;
   CheckReport report;
   Coverage coverage;
@@ -47,7 +54,7 @@ using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
 
 SimResult RunSimulation(const SimOptions& options, const WorkloadFactory& workload);
 
-// "idem sim --seed S [--model M] [--redis on|off] [--protection off]"
+// "idem sim --seed S [--model M] [--redis on|off] [--protection off] [--retry-mode M]"
 std::string ReplayCommand(const SimResult& r, const SimOptions& options);
 
 }  // namespace idem::sim

@@ -25,6 +25,7 @@ struct SimArgs {
   int events = 150;
   std::string model;
   std::string redis;
+  std::string retry_mode;
   std::string protection = "on";
   std::string workload = kDefaultSimWorkload;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -47,6 +48,7 @@ sim::SimOptions OptionsFor(const SimArgs& a, uint64_t seed) {
   }
   if (a.redis == "on") o.redis = true;
   if (a.redis == "off") o.redis = false;
+  if (!a.retry_mode.empty()) o.ordered_retries = a.retry_mode == "ordered";
   return o;
 }
 
@@ -118,7 +120,10 @@ void Run(const SimArgs& a) {
     if (coverage.fired[f] == 0) never_fired.push_back(sim::FaultName(static_cast<sim::Fault>(f)));
   for (const auto& [fault, n] : relay_faults)
     if (n == 0) never_fired.push_back(fault);
-  const bool coverage_required = a.require_coverage || count >= 1000;
+  // A forced model or Redis setting leaves some faults nothing to act on (a
+  // queue's reordering on Kafka, Redis's outages without Redis): only a run of
+  // every kind must fire them all unasked.
+  const bool coverage_required = a.require_coverage || (count >= 1000 && a.model.empty() && a.redis.empty());
 
   if (a.trace && a.seed) {
     for (const std::string& line : results[0].trace) std::cout << line << "\n";
@@ -157,7 +162,8 @@ void Run(const SimArgs& a) {
     if (a.seed) std::cout << "digest " << results[0].digest << "\n";
     for (size_t i = 0; i < failed.size() && i < 10; ++i) {
       const sim::SimResult& r = *failed[i];
-      std::cout << "FAILED seed " << r.seed << " (" << sim::ModelName(r.model) << (r.redis ? ", redis" : "") << "): ";
+      std::cout << "FAILED seed " << r.seed << " (" << sim::ModelName(r.model)
+                << (r.ordered_retries ? ", ordered retries" : "") << (r.redis ? ", redis" : "") << "): ";
       for (const auto& [checker, v] : r.report.violations)
         if (!v.empty()) std::cout << checker << ": " << v[0] << (v.size() > 1 ? " (+" + std::to_string(v.size() - 1) + " more)" : "") << "; ";
       std::cout << "\n  replay: " << sim::ReplayCommand(r, OptionsFor(a, r.seed)) << "\n";
@@ -184,7 +190,8 @@ void AddSimCommand(CLI::App& app) {
       "producer resends, lost acks, rebalances, reordering, slow handlers, commits in doubt,\n"
       "database and Redis outages, key loss, poison and conflicting messages, clock jumps).\n"
       "Checkers: no duplicate effect, nothing lost, balances = flows, no legitimate message\n"
-      "blocked, conflicts detected. A failing seed prints the command that replays it.\n"
+      "blocked, conflicts detected, and on Kafka with ordered retries each key's order.\n"
+      "A failing seed prints the command that replays it.\n"
       "Examples:  idem sim --seeds 10000        idem sim --seed 42 --trace\n"
       "           idem sim --protection off      (the checkers must then find violations)\n"
       "           idem sim --workload chain      (the outbox relay, killed between publish and mark)");
@@ -199,6 +206,9 @@ void AddSimCommand(CLI::App& app) {
   cmd->add_option("--model", a->model, "Force the delivery model: rabbitmq, kafka, rocketmq")
       ->check(CLI::IsMember({"rabbitmq", "kafka", "rocketmq"}));
   cmd->add_option("--redis", a->redis, "Force the Redis fast filter: on or off")->check(CLI::IsMember({"on", "off"}));
+  cmd->add_option("--retry-mode", a->retry_mode,
+                  "Kafka model: force ordered (retry in place, the key's later events wait) or retry_topics")
+      ->check(CLI::IsMember({"ordered", "retry_topics"}));
   cmd->add_option("--protection", a->protection, "off disables the guard to prove the checkers can fail")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
@@ -211,7 +221,7 @@ void AddSimCommand(CLI::App& app) {
   cmd->add_flag("--json", a->json, "Print the report as JSON");
   cmd->add_flag("--trace", a->trace, "With --seed: print every decision line");
   cmd->add_flag("--require-coverage", a->require_coverage,
-                "Fail if any fault never fired (always on from 1,000 seeds)");
+                "Fail if any fault never fired (always on from 1,000 seeds, unless --model or --redis is given)");
   cmd->callback([a] { Run(*a); });
 }
 

@@ -25,8 +25,10 @@ constexpr auto kRelease = Settlement::Kind::kRelease;
 
 class SimKafkaModel : public ::testing::Test {
  protected:
-  void Make(int consumers, int partitions) {
+  // Retry topics unless a test asks for ordered retries (drawn per run otherwise).
+  void Make(int consumers, int partitions, bool ordered_retries = false) {
     broker_ = std::make_unique<SimBroker>(&dice_, DeliveryModel::kKafka, consumers, partitions, kMaxPollIntervalMs);
+    broker_->set_ordered_retries(ordered_retries);
   }
   void Publish(const std::string& id, const std::string& key) {
     Message m;
@@ -101,6 +103,40 @@ TEST_F(SimKafkaModel, ARetryTopicIsFifoARecordWaitsBehindOneDueLater) {
   EXPECT_TRUE(broker_->Poll(0, 10).empty());
   env_.Advance(200);
   EXPECT_EQ(Ids(broker_->Poll(0, 10)), (std::vector<std::string>{"first", "second"}));
+}
+
+// Ordered retries (the adapter's default): one record per key is out; its
+// key's later records wait behind it while the other keys go on, and a retry
+// stays in place and comes back after its delay.
+TEST_F(SimKafkaModel, AnOrderedRetryHoldsItsKeysLaterRecordsAndOnlyThose) {
+  Make(1, 1, /*ordered_retries=*/true);
+  for (const char* id : {"a1", "b1", "a2", "b2"}) Publish(id, /*key=*/std::string(1, id[0]));
+  std::vector<Message> got = broker_->Poll(0, 10);
+  ASSERT_EQ(Ids(got), (std::vector<std::string>{"a1", "b1"}));
+  broker_->Settle(0, {Settle(got[0], kRetry, 300), Settle(got[1], kAck)}, false);
+  std::vector<Message> b2 = broker_->Poll(0, 10);
+  EXPECT_EQ(Ids(b2), (std::vector<std::string>{"b2"})) << "key b goes on while a1 waits for its retry";
+  Ack(0, b2);
+  EXPECT_TRUE(broker_->Poll(0, 10).empty()) << "a2 waits behind a1";
+  env_.Advance(300);
+  std::vector<Message> again = broker_->Poll(0, 10);
+  ASSERT_EQ(Ids(again), (std::vector<std::string>{"a1"}));
+  EXPECT_TRUE(again[0].redelivered);
+  Ack(0, again);
+  EXPECT_EQ(Ids(broker_->Poll(0, 10)), (std::vector<std::string>{"a2"}));
+}
+
+TEST_F(SimKafkaModel, AHeldRecordsOffsetIsNotCommittedPastAndTheKeyKeepsItsOrderAfterACrash) {
+  Make(1, 1, /*ordered_retries=*/true);
+  for (const char* id : {"a1", "b1", "a2"}) Publish(id, /*key=*/std::string(1, id[0]));
+  std::vector<Message> got = broker_->Poll(0, 10);
+  ASSERT_EQ(Ids(got), (std::vector<std::string>{"a1", "b1"}));
+  broker_->Settle(0, {Settle(got[0], kRetry, 60'000), Settle(got[1], kAck)}, false);
+  env_.Advance(SimBroker::kKafkaCommitIntervalMs);
+  EXPECT_TRUE(broker_->Poll(0, 10).empty());  // commits what it may: nothing past a1
+  broker_->Crash(0);
+  EXPECT_EQ(Ids(broker_->Poll(0, 10)), (std::vector<std::string>{"a1", "b1"}))
+      << "read again from a1; a2 still waits behind it";
 }
 
 TEST_F(SimKafkaModel, ACooperativeRebalanceRereadsOnlyThePartitionThatMoves) {

@@ -97,6 +97,27 @@ TEST_P(FixedSeeds, WithTheGuardOffTheCheckersFindTheDamage) {
   EXPECT_GE(damaged, 15) << "duplicate effects must reach the database when the guard is off";
 }
 
+// Kafka with ordered retries keeps each account's events in order (the
+// key_order checker); with retry topics the same checker sees events overtake.
+TEST(SimTest, OrderedRetriesKeepEachKeysOrderAndRetryTopicsDoNot) {
+  int overtaken = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    SimOptions o;
+    o.seed = seed;
+    o.model = DeliveryModel::kKafka;
+    o.ordered_retries = true;
+    SimResult r = RunSimulation(o, Payments());
+    EXPECT_EQ(r.report.Total(), 0u) << Describe(r, o);
+    EXPECT_TRUE(r.ordered_retries);
+    EXPECT_TRUE(r.report.violations.count("key_order")) << "key_order did not run";
+    o.ordered_retries = false;
+    o.check_key_order = true;
+    overtaken += !RunSimulation(o, Payments()).report.violations["key_order"].empty();
+  }
+  EXPECT_GE(overtaken, 10) << "retry topics let a later event of a key overtake a retried one in only " << overtaken
+                           << " of 20 seeds";
+}
+
 TEST(SimTest, CliExitsNonZeroWithProtectionOffAndZeroWithItOn) {
   auto off = testing::RunProcess({IDEM_CLI_PATH, "sim", "--seeds", "20", "--protection", "off"});
   EXPECT_EQ(off.exit_code, 1) << off.err;
