@@ -65,7 +65,7 @@ class ConsoleFixture : public ::testing::Test {
     settings.config.enabled = true;
     settings.config.session_ttl_ms = kTtlMs;
     settings.config.operators = {{"alice", Role::kOperator, Hash("alice-secret"), ""},
-                                 {"vera", Role::kReadOnly, Hash("vera-secret"), ""}};
+                                 {"vera", Role::kReadOnly, Hash("vera-read-only"), ""}};
     auto console = Console::Open(settings, &clock_);
     ASSERT_TRUE(console.ok()) << console.status().ToString();
     console_ = std::move(*console);

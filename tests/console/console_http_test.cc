@@ -105,7 +105,7 @@ TEST_F(ConsoleHttpTest, CrossSiteOrTokenlessPostsAreRefused) {
 
 TEST_F(ConsoleHttpTest, ReadOnlyOperatorsSeeButCannotReplayOrPurge) {
   const int64_t id = Park("pay:P1", R"({"payment_id":"P1"})", "account missing");
-  auto login = LogIn("vera", "vera-secret");
+  auto login = LogIn("vera", "vera-read-only");
   ASSERT_TRUE(login);
   auto detail = client_->Get("/console/dead/" + std::to_string(id), Browser(&*login, ""));
   ASSERT_TRUE(detail);
