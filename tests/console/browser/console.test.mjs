@@ -11,7 +11,7 @@
 //
 // Synchronised on what the service logs (JSON lines) and on what the pages
 // show, never on time. Exit 0 when every check passed.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { createServer } from 'node:http';
 import { mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
@@ -164,10 +164,12 @@ try {
   check(!logged.includes(secret) && !logged.includes(session.value) && !logged.includes('amount_cents'),
     'the log holds no secret, session id or body');
 
-  // An 8 MiB line is parked by idem publish (larger than --max-payload-bytes).
+  // An 8 MiB line is parked by idem publish (larger than --max-payload-bytes), which exits 1 for it.
   const bigLine = `{"topup_id":"T-BIG","pad":"${'<'.repeat(8 << 20)}"}`;
-  execFileSync(idem, ['publish', '--queue', queue, '--topic', 'account.topup', '--key-fields', 'topup_id'],
-    { input: bigLine + '\n' });
+  const published = spawnSync(idem, ['publish', '--queue', queue, '--topic', 'account.topup', '--key-fields', 'topup_id'],
+    { input: bigLine + '\n', encoding: 'utf8' });
+  check(published.status === 1 && published.stderr.includes('parked as dead letter'),
+    `idem publish parks the 8 MiB line: ${published.stderr.split('\n')[0]}`);
   await page.goto(`${base}/console/`);
   const bigRow = page.locator('tbody tr', { hasText: 'max-payload-bytes' });
   check(await bigRow.count() === 1, 'the 8 MiB line is parked and listed');
