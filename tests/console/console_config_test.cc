@@ -48,5 +48,16 @@ TEST(ConsoleConfigTest, HashSecretPrintsAHashOfTheSecretOnStdin) {
   EXPECT_EQ(testing::RunProcess({IDEM_CLI_PATH, "console", "hash-secret"}, "").exit_code, 2);
 }
 
+TEST(ConsoleConfigTest, HashSecretRefusesABlankOrShortSecret) {
+  for (const char* secret : {"\n", "                \n", " \t \t \t \t \t \t \t\n", "hunter2\n"}) {
+    auto r = testing::RunProcess({IDEM_CLI_PATH, "console", "hash-secret"}, secret);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.out, "") << "no hash printed";
+    EXPECT_NE(r.err.find("at least 12 bytes"), std::string::npos) << r.err;
+  }
+  auto blank = testing::RunProcess({IDEM_CLI_PATH, "console", "hash-secret"}, "                \n");
+  EXPECT_NE(blank.err.find("blank"), std::string::npos) << blank.err;
+}
+
 }  // namespace
 }  // namespace idem::console
