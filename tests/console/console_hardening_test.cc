@@ -96,18 +96,15 @@ TEST_F(ConsoleHardeningTest, ReplayOrPurgeOfAnUnknownIdIs404ChangesNothingAndIsA
   EXPECT_EQ(Stats().dead, 1) << "the id that exists was not purged either";
   EXPECT_EQ(Stats().ready, 0);
 
-  auto store = OpenSqliteStore(dir_.File("s.db"), {}, Env::Default());
-  ASSERT_TRUE(store.ok());
-  auto rows = AuditLog::Open(store->get())->List(10);
-  ASSERT_TRUE(rows.ok());
-  ASSERT_EQ(rows->size(), 2u);
-  EXPECT_EQ((*rows)[1].action, "replay");
-  EXPECT_EQ((*rows)[1].dead_letter_ids, "424242");
-  EXPECT_EQ((*rows)[1].outcome, kOutcomeNotFound);
-  EXPECT_EQ((*rows)[1].changed, 0);
-  EXPECT_EQ((*rows)[0].action, "purge");
-  EXPECT_EQ((*rows)[0].outcome, kOutcomeNotFound);
-  EXPECT_EQ((*rows)[0].operator_name, "alice");
+  const std::vector<AuditEntry> rows = AuditRows();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].action, "replay");
+  EXPECT_EQ(rows[1].dead_letter_ids, "424242");
+  EXPECT_EQ(rows[1].outcome, kOutcomeNotFound);
+  EXPECT_EQ(rows[1].changed, 0);
+  EXPECT_EQ(rows[0].action, "purge");
+  EXPECT_EQ(rows[0].outcome, kOutcomeNotFound);
+  EXPECT_EQ(rows[0].operator_name, "alice");
 }
 
 TEST_F(ConsoleHardeningTest, AnEightMebibyteBodyGivesASmallPageAndDownloadsWhole) {
