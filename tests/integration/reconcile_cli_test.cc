@@ -29,7 +29,7 @@ class ReconcileCliTest : public ::testing::Test {
     Write("ledger.toml", IncidentLedgerToml("sqlite:" + Db()));
     Write("bank.csv", IncidentStatementCsv());
     auto alice = console::HashSecret("alice-secret", console::kMinHashIterations);
-    auto vera = console::HashSecret("vera-secret", console::kMinHashIterations);
+    auto vera = console::HashSecret("vera-read-only", console::kMinHashIterations);
     ASSERT_TRUE(alice.ok() && vera.ok());
     Write("run.toml", "[broker]\nurl = \"queue:" + dir_.File("q.db") + "\"\n[store]\nurl = \"sqlite:" + Db() +
                           "\"\n[console]\n[[console.operator]]\nname = \"alice\"\nrole = \"operator\"\n"
@@ -156,7 +156,7 @@ TEST_F(ReconcileCliTest, ApplyIsRefusedWhenTheOperatorIsNotEstablished) {
   for (const std::vector<std::string>& env : std::vector<std::vector<std::string>>{
            {"IDEM_OPERATOR=alice", "IDEM_OPERATOR_SECRET=guess"},
            {"IDEM_OPERATOR=alice", "-u IDEM_OPERATOR_SECRET"},
-           {"IDEM_OPERATOR=vera", "IDEM_OPERATOR_SECRET=vera-secret"}}) {
+           {"IDEM_OPERATOR=vera", "IDEM_OPERATOR_SECRET=vera-read-only"}}) {
     ProcessResult r = ReconcileWith(env, {"--apply", "--config", dir_.File("run.toml")});
     EXPECT_EQ(r.exit_code, 2) << env[0] << " " << env[1] << "\n" << r.out << r.err;
     EXPECT_NE(r.err.find("nothing was changed"), std::string::npos) << r.err;
