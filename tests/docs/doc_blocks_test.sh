@@ -22,6 +22,7 @@
 # A failing block is reported with its file and line, its text and its output.
 set -uo pipefail
 page=$1 idem_dir=$2 minimal_consumer=$3 servers_env=${4:-}
+idem_dir=$(cd "$idem_dir" && pwd)  # the blocks run in another folder
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 name=${page#"$repo"/}
 
@@ -102,8 +103,7 @@ run_page() {  # PAGE TAG: runs its blocks in the scratch folder, in order
     case "$action" in
       skip) skipped=$((skipped + 1)); continue ;;
       needs)
-        var=$(echo "$arg" | tr a-z A-Z)_URL
-        [ "$arg" = rabbitmq ] && var=AMQP_URL
+        case "$arg" in postgres) var=POSTGRES_URL ;; mysql) var=MYSQL_URL ;; redis) var=REDIS_URL ;; *) var=AMQP_URL ;; esac
         if [ -z "${!var}" ]; then
           echo "$shown:$line: not run: needs the $arg test server ($var is empty; start scripts/servers/*.sh)"
           skipped=$((skipped + 1))
