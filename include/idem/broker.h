@@ -64,6 +64,7 @@ struct BrokerOptions {
 // Opens a broker from a URL:
 //   a bare path, "queue:PATH" or "queue://PATH"  → the embedded queue file
 //   "amqp://…"                                    → RabbitMQ (-DIDEM_WITH_RABBITMQ=ON)
+//   "kafka://HOST:PORT/TOPIC?group=G", "kafka://mock/…" → Kafka (-DIDEM_WITH_KAFKA=ON)
 // An unknown scheme, or one whose adapter the build leaves out, is an
 // InvalidArgument that says what to use or which CMake option builds it.
 // Defined in the idem::connect library.

@@ -3,6 +3,10 @@
 // SQL text uses `?` placeholders on every backend; values are always bound,
 // never spliced into the text. A backend whose native syntax differs
 // (PostgreSQL's $1) translates the placeholders, not the values.
+//
+// Thread safety: a SqlTx is its store's transaction on one connection: use it
+// only on the thread that began it (a handler: the thread that called it), and
+// not after the handler returns.
 #pragma once
 
 #include <cstdint>

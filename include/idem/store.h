@@ -5,8 +5,13 @@
 // and commits — so records and effects commit together.
 //
 // Every backend (SQLite, PostgreSQL, …) passes the same conformance suite.
-// Thread safety: a Store may be shared by threads only if its backend says so;
-// a StoreTx belongs to one thread.
+// Thread safety: every Store idem opens is one database connection (SQLite's is
+// opened without SQLite's own mutex), so a Store and its StoreTx are used by
+// one thread at a time: open one Store per pipeline (thread), and another for
+// work on other threads (a sweeper task on the Env's thread). Many Stores may
+// share one database: on SQLite writers take turns on the file's lock
+// (busy_timeout_ms), on PostgreSQL and MySQL the records' claims and leases
+// keep workers apart.
 // User guide: docs/stores.md (each store, its URL and the record table).
 #pragma once
 

@@ -3,6 +3,9 @@
 // readiness probe), which must never turn a wrong path into a new, empty store
 // that then reports healthy. OpenStore and OpenSqliteStore (idem/store.h)
 // create what is missing: they are the StoreAccess::kCreate of these.
+//
+// Thread safety: the functions may be called from any thread; the Store they
+// open follows the rules in idem/store.h.
 #pragma once
 
 #include <memory>
