@@ -10,6 +10,7 @@
 #include "ops/reconcile/reconcile.h"
 #include "postgres/pg_test_support.h"
 #include "testing/incident_ledger.h"
+#include "testing/reconcile_days.h"
 #include "testing/test_util.h"
 
 namespace idem::testing {
@@ -193,6 +194,15 @@ TEST(PgReconcileTest, AnOverlappingRunWaitsForTheAccountAndReversesNothingTwice)
   EXPECT_EQ(b->findings.duplicates[0].extra[0].state, CopyState::kReversedBefore);
   EXPECT_EQ(Balance(*store_a, "10086"), kRestoredBalance10086);
   EXPECT_EQ(QueryInt(*store_a, "SELECT COUNT(*) FROM pay_account_flows WHERE biz_no LIKE '%:reversal:%'"), 1);
+}
+
+// The daily job over three days (testing/reconcile_days.h), as on SQLite and MariaDB.
+TEST(PgReconcileTest, ThreeDailyRunsHoldWhatTheBankChargedAndReverseOnlyLedgerDoubles) {
+  if (PostgresTestUrl().empty()) GTEST_SKIP() << kNoPostgres;
+  const std::string url = FreshSchemaUrl();
+  auto store = OpenPgStoreOrFail(url);
+  ASSERT_NE(store, nullptr);
+  RunThreeDaysOfReconciliation(*store, url, IDEM_CLI_PATH);
 }
 
 }  // namespace
