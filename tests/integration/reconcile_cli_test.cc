@@ -231,7 +231,8 @@ TEST_F(ReconcileCliTest, AHeldCopyStaysHeldUntilAPersonReleasesItsKey) {
                 "evidence LIKE 'the bank moved it 2 times in statement %bank2.csv%'"),
             1);
 
-  ProcessResult later = AsAlice({"--apply", "--config", dir_.File("run.toml")});  // no statement: no evidence either way
+  // No statement: no evidence either way, and the hold stands.
+  ProcessResult later = AsAlice({"--apply", "--config", dir_.File("run.toml")});
   EXPECT_EQ(later.exit_code, 0) << later.out << later.err;
   EXPECT_NE(later.out.find("held before: by alice at "), std::string::npos) << later.out;
   EXPECT_EQ(Flows(), kIncidentFlows);

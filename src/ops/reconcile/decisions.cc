@@ -95,7 +95,9 @@ Status RecordDecisions(SqlTx& tx, const LedgerSpec& spec, const DecisionsSql& sq
       if (c.state == CopyState::kHeld)
         IDEM_RETURN_IF_ERROR(record(d.key, c.ordinal, "held", d.bank_movements,
                                     "the bank moved it " + Times(d.bank_movements) + " in " + Where(source) +
-                                        ", as often as the ledger has it: refund through the bank, not a reversal"));
+                                        ", the ledger has it " + Times(d.copies()) +
+                                        ": this copy is the bank's charge too; refund through the bank, not a "
+                                        "reversal"));
       if (c.state == CopyState::kReversedNow)
         IDEM_RETURN_IF_ERROR(record(
             d.key, c.ordinal, "reversed", d.bank_movements,

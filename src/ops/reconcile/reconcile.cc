@@ -27,7 +27,8 @@ Result<ReconcileResult> Reconcile(Store& store, const LedgerSpec& spec, const Re
   const LedgerSql sql(spec, store.Dialect());
   const DecisionsSql decisions(store.Dialect(), spec.decisions_table);
   if (options.apply) {
-    for (const auto& [table, ddl] : {std::pair{spec.audit_table, sql.create_audit}, {spec.decisions_table, decisions.create}}) {
+    for (const auto& [table, ddl] :
+         {std::pair{spec.audit_table, sql.create_audit}, {spec.decisions_table, decisions.create}}) {
       Status created = store.ExecScript(ddl);
       if (!created.ok()) return Rewrap(created, "cannot create the table " + table + ": " + created.message());
     }

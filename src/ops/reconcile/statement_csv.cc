@@ -19,6 +19,7 @@ Status At(int line, size_t column, const std::string& what) {
 }
 
 std::string ByteName(unsigned char c) {
+  if (c == ' ') return "a space";
   if (c == '\t') return "a tab";
   if (c == '\r') return "a carriage return";
   static const char* hex = "0123456789abcdef";
@@ -59,13 +60,14 @@ Result<std::vector<Field>> SplitCsvLine(std::string_view line, int number) {
       }
       if (!closed)
         return At(number, f.column, "a quoted field is not closed (a quote inside a field is written \"\")");
-      if (i < line.size() && line[i] != ',')
+      if (i < line.size() && line[i] != ',') {
+        const unsigned char c = static_cast<unsigned char>(line[i]);
+        if (c == ' ' || IsControl(c))
+          return At(number, i + 1, ByteName(c) + " after the closing quote (trailing whitespace): remove it");
         return At(number, i + 1,
-                  line[i] == ' ' || IsControl(static_cast<unsigned char>(line[i]))
-                      ? (line[i] == ' ' ? std::string("a space") : ByteName(static_cast<unsigned char>(line[i]))) +
-                            " after the closing quote (trailing whitespace): remove it"
-                      : std::string("text after the closing quote: a quote inside a field is written \"\", and "
-                                    "nothing may follow the closing quote but a comma"));
+                  "text after the closing quote: a quote inside a field is written \"\", and nothing may follow "
+                  "the closing quote but a comma");
+      }
     } else {
       i = start;
       while (i < line.size() && line[i] != ',') {

@@ -43,7 +43,8 @@ std::string ErrorOf(const std::string& csv) {
 
 // A spreadsheet's UTF-8 export starts with a byte order mark: it belongs to no field.
 TEST(StatementCsvTest, AByteOrderMarkIsDroppedWithOrWithoutAHeader) {
-  for (const std::string csv : {"\xEF\xBB\xBFT001,42.00\r\nT002,1.00\r\n", "\xEF\xBB\xBF" "biz_no,amount\nT001,42.00\nT002,1\n"}) {
+  for (const std::string csv :
+       {"\xEF\xBB\xBFT001,42.00\r\nT002,1.00\r\n", "\xEF\xBB\xBF" "biz_no,amount\nT001,42.00\nT002,1\n"}) {
     auto rows = ParseStatementCsv(csv, 2);
     ASSERT_TRUE(rows.ok()) << rows.status().ToString();
     ASSERT_EQ(rows->size(), 2u);
@@ -66,26 +67,18 @@ TEST(StatementCsvTest, AHeaderIsAFirstLineWhoseAmountStartsWithALetter) {
 
 // Each error says what is wrong and where, not what it made of the field.
 TEST(StatementCsvTest, ErrorsNameTheRealProblemWithLineAndColumn) {
-  const std::string tab = ErrorOf("T1,1.00\nT010,42.00\t\n");
-  EXPECT_NE(tab.find("line 2, column 11: a tab after the value (trailing whitespace)"), std::string::npos) << tab;
-  const std::string tab_in_key = ErrorOf("T0\t10,42.00\n");
-  EXPECT_NE(tab_in_key.find("line 1, column 3: a tab inside the value"), std::string::npos) << tab_in_key;
-  const std::string space_quote = ErrorOf("T010, \"42.00\"\n");
-  EXPECT_NE(space_quote.find("line 1, column 6: a space before the opening quote"), std::string::npos) << space_quote;
-  const std::string after_quote = ErrorOf("\"T010\"x,42.00\n");
-  EXPECT_NE(after_quote.find("line 1, column 7: text after the closing quote"), std::string::npos) << after_quote;
-  const std::string space_after = ErrorOf("\"T010\" ,42.00\n");
-  EXPECT_NE(space_after.find("line 1, column 7: a space after the closing quote (trailing whitespace)"),
-            std::string::npos)
-      << space_after;
-  const std::string inner_quote = ErrorOf("T\"010,42.00\n");
-  EXPECT_NE(inner_quote.find("line 1, column 2: a quote inside an unquoted field"), std::string::npos) << inner_quote;
-  const std::string open = ErrorOf("T1,1\nT2,\"42.00\n");
-  EXPECT_NE(open.find("line 2, column 4: a quoted field is not closed"), std::string::npos) << open;
-  const std::string time = ErrorOf("T1,1.00,yesterday\n");
-  EXPECT_NE(time.find("line 1, column 9: the time: 'yesterday' is not a time"), std::string::npos) << time;
-  const std::string decimals = ErrorOf("T1,1.001\n");
-  EXPECT_NE(decimals.find("line 1, column 4: the amount"), std::string::npos) << decimals;
+  const std::pair<std::string, std::string> cases[] = {
+      {"T1,1.00\nT010,42.00\t\n", "line 2, column 11: a tab after the value (trailing whitespace)"},
+      {"T0\t10,42.00\n", "line 1, column 3: a tab inside the value"},
+      {"T010, \"42.00\"\n", "line 1, column 6: a space before the opening quote"},
+      {"\"T010\"x,42.00\n", "line 1, column 7: text after the closing quote"},
+      {"\"T010\" ,42.00\n", "line 1, column 7: a space after the closing quote (trailing whitespace)"},
+      {"T\"010,42.00\n", "line 1, column 2: a quote inside an unquoted field"},
+      {"T1,1\nT2,\"42.00\n", "line 2, column 4: a quoted field is not closed"},
+      {"T1,1.00,yesterday\n", "line 1, column 9: the time: 'yesterday' is not a time"},
+      {"T1,1.001\n", "line 1, column 4: the amount"},
+  };
+  for (const auto& [csv, expected] : cases) EXPECT_NE(ErrorOf(csv).find(expected), std::string::npos) << ErrorOf(csv);
   // Spaces around an unquoted field are not data.
   auto spaced = ParseStatementCsv(" T1 , 1.00 \n", 2);
   ASSERT_TRUE(spaced.ok()) << spaced.status().ToString();
