@@ -198,5 +198,20 @@ TEST(ReconcileFindingsTest, ALateMovementMatchesItsCopyInsideTheWindow) {
   EXPECT_EQ(narrow.mismatches[0].key, "T012");
 }
 
+// The bank charged T1 twice, at 23:59:50 and at 00:00:10: each day's statement
+// shows one movement. Day 1 leaves the second copy to day 2, which holds it.
+TEST(ReconcileFindingsTest, ADoubleChargeAcrossMidnightIsHeldByTheSecondDaysMovement) {
+  const int64_t day = 86'400'000;
+  const std::vector<LedgerEntry> ledger = {Entry("T1", -4200, "u", day - 10'000), Entry("T1", -4200, "u", day + 10'000)};
+  const std::vector<StatementRow> first = {Row("T1", 4200, day - 9'000, 1)};
+  Findings day1 = Analyze(Flows(), ledger, &first, Period{0, day});
+  EXPECT_EQ(day1.duplicates[0].extra[0].state, CopyState::kNotCovered);
+  EXPECT_TRUE(day1.mismatches.empty());
+  const std::vector<StatementRow> second = {Row("T1", 4200, day + 11'000, 1)};
+  Findings day2 = Analyze(Flows(), ledger, &second, Period{day, 2 * day});
+  EXPECT_EQ(day2.duplicates[0].extra[0].state, CopyState::kHeld);
+  EXPECT_TRUE(day2.mismatches.empty());
+}
+
 }  // namespace
 }  // namespace idem::reconcile

@@ -33,24 +33,30 @@ StatementMatch MatchStatement(const LedgerSpec& spec, const std::map<Key, std::v
     std::stable_sort(list.begin(), list.end(),
                      [](const Copy& a, const Copy& b) { return a.entry->time_ms < b.entry->time_ms; });
 
-  // A row without a time, or a ledger without one, matches at any distance.
-  auto near = [&](const Copy& c, const StatementRow& r) {
-    if (!r.time_ms || spec.time_column.empty()) return true;
-    // Unsigned: the distance between any two int64 values fits, without overflow.
+  // How far a copy lies from a row; 0 when the row or the ledger has no time
+  // (then it matches at any distance). Unsigned: the distance between any two
+  // int64 values fits, without overflow.
+  auto distance = [&](const Copy& c, const StatementRow& r) -> uint64_t {
+    if (!r.time_ms || spec.time_column.empty()) return 0;
     const uint64_t a = static_cast<uint64_t>(c.entry->time_ms), b = static_cast<uint64_t>(*r.time_ms);
-    const uint64_t gap = c.entry->time_ms > *r.time_ms ? a - b : b - a;
-    return gap <= static_cast<uint64_t>(window_ms);
+    return c.entry->time_ms > *r.time_ms ? a - b : b - a;
   };
+  // The nearest free copy inside the window (the oldest of equals): of a
+  // double charge across midnight, the next day's movement is the later copy's.
   auto take = [&](const StatementRow& r, bool same_amount) -> Copy* {
     auto found = copies.find(r.key);
     if (found == copies.end()) return nullptr;
-    for (Copy& c : found->second)
-      if (!c.taken && near(c, r) && (!same_amount || InBankSign(spec, c.entry->amount) == r.amount)) {
-        c.taken = true;
-        out.copies[*c.key][c.index] = BankEvidence::kMatched;
-        return &c;
-      }
-    return nullptr;
+    Copy* best = nullptr;
+    for (Copy& c : found->second) {
+      if (c.taken || (same_amount && InBankSign(spec, c.entry->amount) != r.amount)) continue;
+      const uint64_t d = distance(c, r);
+      if (d <= static_cast<uint64_t>(window_ms) && (!best || d < distance(*best, r))) best = &c;
+    }
+    if (best) {
+      best->taken = true;
+      out.copies[*best->key][best->index] = BankEvidence::kMatched;
+    }
+    return best;
   };
 
   // Rows in time order, so that of two movements the earlier takes the earlier copy.
@@ -78,9 +84,11 @@ StatementMatch MatchStatement(const LedgerSpec& spec, const std::map<Key, std::v
     for (size_t i = 0; i < evidence.size(); ++i)
       if (evidence[i] == BankEvidence::kUnmatched && !period.Contains(entries[i].time_ms))
         evidence[i] = BankEvidence::kNotCovered;
-    // The bank's movement is the real charge's, whichever copy it fell on.
+    // The bank's movement is the real charge's, whichever copy of the period
+    // it fell on. A first copy outside the period was judged by its own day.
     auto matched = std::find(evidence.begin(), evidence.end(), BankEvidence::kMatched);
-    if (matched != evidence.end()) std::iter_swap(evidence.begin(), matched);
+    if (evidence.front() == BankEvidence::kUnmatched && matched != evidence.end())
+      std::iter_swap(evidence.begin(), matched);
     if (evidence.front() == BankEvidence::kUnmatched)
       out.mismatches.push_back({MismatchKind::kMissingAtBank, key.front(), InBankSign(spec, entries.front().amount),
                                 std::nullopt, "", 0});

@@ -1,7 +1,7 @@
 // A bank statement against the ledger, one movement to one copy: each row of
 // the statement takes one ledger copy of its key (the first key column) —
-// the oldest of the same amount inside the match window, else the oldest of
-// any amount inside it (an amount that differs). What is left over is judged
+// the nearest in time of the same amount inside the match window, else the
+// nearest of any amount inside it (an amount that differs). What is left over is judged
 // by the period: inside it, the other side is missing; outside it, the
 // statement does not cover it.
 #pragma once
@@ -22,9 +22,9 @@ enum class BankEvidence {
 };
 
 struct StatementMatch {
-  // Per ledger key, per copy in the order of `groups`. The key's first copy is
-  // kMatched whenever any of its copies is: copies are alike, and the first
-  // one is the real one.
+  // Per ledger key, per copy in the order of `groups`. A first copy inside
+  // the period is kMatched whenever any of its copies is: copies are alike,
+  // and the first one is the real one.
   std::map<std::vector<std::string>, std::vector<BankEvidence>> copies;
   std::vector<Mismatch> mismatches;  // by key
   int64_t rows_not_covered = 0;      // rows outside the period that matched nothing
