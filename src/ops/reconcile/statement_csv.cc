@@ -121,6 +121,11 @@ Result<std::vector<StatementRow>> ParseStatementCsv(std::string_view text, int a
     ++number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    // Invisible, and a key holding it would match nothing: two files joined?
+    if (const size_t bom = line.find(kBom); bom != std::string_view::npos)
+      return At(number, bom + 1,
+                "a byte order mark inside the file (one belongs only at its very start; were two statements "
+                "joined?): remove it");
     const bool may_be_header = first_content_line;
     first_content_line = false;
     auto fields = SplitCsvLine(line, number);

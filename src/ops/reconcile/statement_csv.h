@@ -10,7 +10,8 @@
 // quoted ("a,b", and "" for a quote inside); spaces around an unquoted field are
 // dropped. Everything else that is not a movement is an error naming the line
 // and column: a tab or other control character, a space before an opening
-// quote or text after a closing one, a quote inside an unquoted field.
+// quote or text after a closing one, a quote inside an unquoted field, a byte
+// order mark anywhere but at the start.
 #pragma once
 
 #include <cstdint>

@@ -77,6 +77,7 @@ TEST(StatementCsvTest, ErrorsNameTheRealProblemWithLineAndColumn) {
       {"T1,1\nT2,\"42.00\n", "line 2, column 4: a quoted field is not closed"},
       {"T1,1.00,yesterday\n", "line 1, column 9: the time: 'yesterday' is not a time"},
       {"T1,1.001\n", "line 1, column 4: the amount"},
+      {"T1,1\n\xEF\xBB\xBFT2,1\n", "line 2, column 1: a byte order mark inside the file"},  // found by fuzz_statement
   };
   for (const auto& [csv, expected] : cases) EXPECT_NE(ErrorOf(csv).find(expected), std::string::npos) << ErrorOf(csv);
   // Spaces around an unquoted field are not data.
