@@ -235,6 +235,11 @@ TEST_F(ReconcileCliTest, AHeldCopyStaysHeldUntilAPersonReleasesItsKey) {
   ProcessResult later = AsAlice({"--apply", "--config", dir_.File("run.toml")});
   EXPECT_EQ(later.exit_code, 0) << later.out << later.err;
   EXPECT_NE(later.out.find("held before: by alice at "), std::string::npos) << later.out;
+  const auto doc = nlohmann::json::parse(Reconcile({"--json"}).out);
+  const auto& copy = doc["duplicates"][0]["extra_copies"][0];
+  EXPECT_EQ(copy["state"], "held_before");
+  EXPECT_EQ(copy["held_before"]["operator"], "alice");
+  EXPECT_EQ(doc["exit_code"], 0);
   EXPECT_EQ(Flows(), kIncidentFlows);
   EXPECT_EQ(Balance("10086"), kIncidentBalance10086);
 
