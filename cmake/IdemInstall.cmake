@@ -30,9 +30,14 @@ endif()
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/idemConfig.cmake.in
   ${PROJECT_BINARY_DIR}/idemConfig.cmake INSTALL_DESTINATION ${idem_cmake_dir})
-# 0.x: a minor version may change the API (docs/compatibility.md).
+# docs/compatibility.md: in 0.x a minor version may break, from 1.0 only a major one.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(idem_compatibility SameMinorVersion)
+else()
+  set(idem_compatibility SameMajorVersion)
+endif()
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/idemConfigVersion.cmake
-  COMPATIBILITY SameMinorVersion)
+  COMPATIBILITY ${idem_compatibility})
 install(FILES ${PROJECT_BINARY_DIR}/idemConfig.cmake ${PROJECT_BINARY_DIR}/idemConfigVersion.cmake
   DESTINATION ${idem_cmake_dir} ${idem_dev})
 
