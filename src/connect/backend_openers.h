@@ -21,6 +21,19 @@ extern const idem::connect::BrokerOpener idem_open_kafka_broker;
 extern const idem::connect::FastFilterOpener idem_open_redis_filter;
 }
 
+namespace idem::connect {
+
+// The opener of a server store (PostgreSQL, MySQL): kCreate creates idem's
+// tables when they are missing; kExisting leaves a store without them alone.
+template <class Options, Result<std::unique_ptr<Store>> (*Open)(const std::string&, const Options&, Env*)>
+Result<std::unique_ptr<Store>> OpenServerStoreUrl(const std::string& url, Env* env, StoreAccess access) {
+  Options options;
+  options.create_if_missing = access == StoreAccess::kCreate;
+  return Open(url, options, env);
+}
+
+}  // namespace idem::connect
+
 // The opener `symbol` holds, or null when the program does not link its
 // backend. Only for the names above, after `#pragma weak` of them.
 #define IDEM_LINKED_OPENER(symbol) (&(symbol) == nullptr ? nullptr : (symbol))

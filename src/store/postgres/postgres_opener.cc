@@ -3,15 +3,5 @@
 #include "connect/backend_openers.h"
 #include "idem/postgres_store.h"
 
-namespace {
-
-idem::Result<std::unique_ptr<idem::Store>> OpenPostgresUrl(const std::string& url, idem::Env* env,
-                                                           idem::StoreAccess access) {
-  idem::PostgresStoreOptions options;
-  options.create_if_missing = access == idem::StoreAccess::kCreate;
-  return idem::OpenPostgresStore(url, options, env);
-}
-
-}  // namespace
-
-extern "C" const idem::connect::StoreOpener idem_open_postgres_store = &OpenPostgresUrl;
+extern "C" const idem::connect::StoreOpener idem_open_postgres_store =
+    &idem::connect::OpenServerStoreUrl<idem::PostgresStoreOptions, &idem::OpenPostgresStore>;
