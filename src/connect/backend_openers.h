@@ -7,7 +7,7 @@
 // open_fast_filter.cc): an opener the program does not link is null, and its
 // URLs get an error naming the component to link. A static link drops an
 // archive member nothing refers to, so each backend's target carries the link
-// option --undefined=<its symbol> (idem_backend_opener in
+// option --undefined=<its symbol> (idem_backend in
 // cmake/IdemModule.cmake); that is what pulls its opener in.
 #pragma once
 

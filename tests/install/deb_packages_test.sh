@@ -58,10 +58,17 @@ version=$(/usr/bin/idem --version)
 echo "$version"
 /usr/bin/idem run --check /etc/idem/example.toml || fail "the sample configuration does not pass idem run --check"
 
-# The consumer a new user copies, against the installed package only.
-cmake -S "$minimal" -B "$work/minimal" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release \
-  >"$work/minimal.log" 2>&1 && cmake --build "$work/minimal" >>"$work/minimal.log" 2>&1 ||
+# The consumer a new user copies, against the installed package only, with
+# only the sqlite component's dependency visible: pkg-config sees sqlite3.pc
+# alone and CMake may not look for PostgreSQL.
+mkdir "$work/pc-sqlite"
+ln -s "$(pkg-config --variable=pcfiledir sqlite3)/sqlite3.pc" "$work/pc-sqlite/"
+PKG_CONFIG_LIBDIR=$work/pc-sqlite cmake -S "$minimal" -B "$work/minimal" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_DISABLE_FIND_PACKAGE_PostgreSQL=ON >"$work/minimal.log" 2>&1 &&
+  cmake --build "$work/minimal" >>"$work/minimal.log" 2>&1 ||
   { cat "$work/minimal.log"; fail "examples/minimal does not build against the installed libidem-dev"; }
+readelf -d "$work/minimal/minimal_consumer" | grep -E 'NEEDED.*(libpq|libmariadb|librabbitmq|librdkafka|libhiredis)' &&
+  fail "the SQLite-only consumer loads another backend's library"
 grep -q '/usr/lib/cmake/idem' "$work/minimal/CMakeCache.txt" || fail "examples/minimal did not use /usr/lib/cmake/idem"
 printf '%s\n' '{"payment_id":"P1"}' '{"payment_id":"P2"}' '{"payment_id":"P1"}' |
   /usr/bin/idem publish --broker "queue:$work/q.db" --topic pay --key-fields payment_id >/dev/null
@@ -83,7 +90,8 @@ if [ -n "$evidence" ]; then
     echo "# dpkg -c $(basename "$cli")"; cat "$work/cli.contents"; echo
     echo "# Depends"; echo "idem: $depends"; echo "libidem-dev: $(dpkg-deb -f "$dev" Depends)"
     echo "libidem-dev Suggests: $(dpkg-deb -f "$dev" Suggests)"; echo
-    echo "# examples/minimal built against the installed package (find_package(idem REQUIRED COMPONENTS sqlite))"
+    echo "# examples/minimal built against the installed package: find_package(idem REQUIRED COMPONENTS sqlite)"
+    echo "# from /usr/lib/cmake/idem, pkg-config seeing sqlite3.pc alone, -DCMAKE_DISABLE_FIND_PACKAGE_PostgreSQL=ON"
     cat "$work/minimal.log"
     echo "NEEDED of minimal_consumer:"; readelf -d "$work/minimal/minimal_consumer" | grep NEEDED
     echo "$out"

@@ -55,6 +55,26 @@ build_consumer() {
   esac
 }
 
+# A component that cannot be had fails find_package with what to do, before anything is built.
+# expect_configure_error COMPONENTS TEXT [CMAKE ARGS...]
+expect_configure_error() {
+  local components=$1 text=$2; shift 2
+  local log=$work/refused.log
+  if cmake -S "$minimal" -B "$work/refused" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
+      -DIDEM_COMPONENTS="$components" "$@" >"$log" 2>&1; then
+    echo "find_package(idem COMPONENTS $components) succeeded; want it refused with '$text'"; exit 1
+  fi
+  grep -qF "$text" "$log" || { cat "$log"; echo "the refusal does not say '$text'"; exit 1; }
+  echo "COMPONENTS $components refused: $(grep -F "$text" "$log" | head -n 1 | sed 's/^ *//')"
+  rm -rf "$work/refused"
+}
+if [ "$how" = find_package ]; then
+  expect_configure_error "sqlite;sqlit" "no such component"
+  if [ -f "$pcdir/idem-redis.pc" ]; then
+    PKG_CONFIG_LIBDIR=$work/pc-sqlite expect_configure_error "sqlite;redis" "libhiredis-dev"
+  fi
+fi
+
 consumer=$work/minimal_consumer
 build_consumer "$consumer" sqlite
 needed=$(readelf -d "$consumer" | grep NEEDED || true)
