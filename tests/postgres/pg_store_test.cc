@@ -308,6 +308,31 @@ TEST_F(PgStoreTest, ADeferredReleaseThatFailsFailsTheNextStatementAndTheTransact
   EXPECT_EQ(RowsOfT(), 0);
 }
 
+// A handler's first run of a statement prepares it after the handler's
+// deferred SAVEPOINT: one that fails to prepare (a missing table) fails inside
+// the savepoint and rolls back to it, one message's worth, and the rest of the
+// batch commits. (Sent ahead of the SAVEPOINT, the failing PREPARE aborted the
+// whole transaction: the savepoint never existed to roll back to.)
+TEST_F(PgStoreTest, AStatementThatFailsToPrepareRollsBackOnlyToItsSavepoint) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE t (v INTEGER)").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO t (v) VALUES (1)", {}).ok());
+  ASSERT_TRUE((*tx)->Savepoint("idem_msg").ok());
+  auto bad = (*tx)->Exec("INSERT INTO no_such_table (v) VALUES (?)", {int64_t{2}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("no_such_table"), std::string::npos) << bad.status().ToString();
+  Status back = (*tx)->RollbackTo("idem_msg");
+  ASSERT_TRUE(back.ok()) << back.ToString();
+  ASSERT_TRUE((*tx)->Release("idem_msg").ok());
+  ASSERT_TRUE((*tx)->Savepoint("idem_msg").ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO t (v) VALUES (?)", {int64_t{3}}).ok());  // prepared inside it, and kept
+  ASSERT_TRUE((*tx)->Release("idem_msg").ok());
+  Status s = (*tx)->Commit();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(RowsOfT(), 2);
+}
+
 // A savepoint rolled back with nothing run in between: both go out together.
 TEST_F(PgStoreTest, ASavepointRolledBackAtOnceKeepsEarlierWork) {
   ASSERT_TRUE(store_->ExecScript("CREATE TABLE t (v INTEGER)").ok());
