@@ -45,7 +45,7 @@ TEST_P(PipelineConformance, ConcurrentConsumersWithInjectedDuplicatesApplyEachPa
   group.Stop();
 
   EXPECT_EQ(Sql("SELECT COUNT(*) FROM effects"), kPayments);
-  EXPECT_EQ(Sql("SELECT COUNT(DISTINCT " + GetParam().effect_key + ") FROM effects"), kPayments);
+  EXPECT_EQ(Sql("SELECT COUNT(DISTINCT " + EffectKeyColumn(store_->Dialect()) + ") FROM effects"), kPayments);
   EXPECT_EQ(Sql("SELECT balance FROM accounts WHERE owner = 'u1'"), 1000000 - total);
   EXPECT_EQ(group.Sum(&DecisionCounters::first), kPayments);
   EXPECT_EQ(group.Sum(&DecisionCounters::duplicate), kPayments * (kCopies - 1));

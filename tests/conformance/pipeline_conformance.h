@@ -30,12 +30,6 @@ struct PipelineStore {
   std::function<std::string()> fresh_database;
   // Another connection to the database at `location`; null after a test failure.
   std::function<std::unique_ptr<Store>(const std::string& location)> open;
-  // Creates `effects` (no unique key: a doubled effect is a second row) and
-  // `accounts` u1 and u2 at 1,000,000, and the payments handler over them.
-  std::function<void(Store&)> create_effect_tables;
-  std::function<HandlerSpec()> pay_handler;
-  // The column of `effects` that holds the idempotency key.
-  std::string effect_key = "key";
 
   // Runs `p`'s first batch (over `consumer`, a store opened for it) so that
   // the connection is lost while its COMMIT runs and the COMMIT does not land.
@@ -77,7 +71,7 @@ inline void PipelineConformance::SetUp() {
   if (IsSkipped()) return;
   store_ = Connect();
   ASSERT_NE(store_, nullptr);
-  GetParam().create_effect_tables(*store_);
+  CreateEffectTables(*store_);
   queue_ = OpenQueue();
   ASSERT_NE(queue_, nullptr);
 }
@@ -99,7 +93,7 @@ inline PipelineOptions PipelineConformance::Options() {
 
 inline std::unique_ptr<Pipeline> PipelineConformance::MakePipeline(Source* source, Store* store) {
   auto p = std::make_unique<Pipeline>(source, store, Env::Default(), Options());
-  EXPECT_TRUE(p->Register(GetParam().pay_handler()).ok());
+  EXPECT_TRUE(p->Register(PayHandler()).ok());
   return p;
 }
 

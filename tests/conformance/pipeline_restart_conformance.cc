@@ -23,7 +23,7 @@ TEST_P(PipelineRestartConformance, ServerRestartMidTransactionLosesNothingAndDup
   // The first run of payment P0 waits inside its transaction until the server
   // has restarted, so at least one transaction is certainly cut off mid-way.
   Gate gate;
-  const HandlerSpec spec = GatedHandler(s.pay_handler(), "pay:P0", &gate);
+  const HandlerSpec spec = GatedHandler(PayHandler(), "pay:P0", &gate);
   PipelineOptions o;
   o.max_linger_ms = 0;
   o.batch_size = 10;
@@ -47,7 +47,7 @@ TEST_P(PipelineRestartConformance, ServerRestartMidTransactionLosesNothingAndDup
   EXPECT_TRUE(restarted()) << "the server really restarted";
   EXPECT_GE(group.Sum(&DecisionCounters::commit_failures), 1) << "the gated batch was cut off";
   EXPECT_EQ(Sql("SELECT COUNT(*) FROM effects"), kPayments);
-  EXPECT_EQ(Sql("SELECT COUNT(DISTINCT " + s.effect_key + ") FROM effects"), kPayments);
+  EXPECT_EQ(Sql("SELECT COUNT(DISTINCT " + EffectKeyColumn(store_->Dialect()) + ") FROM effects"), kPayments);
   EXPECT_EQ(Sql("SELECT balance FROM accounts WHERE owner = 'u1'"), 1000000 - total);
   EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_records WHERE status = 'SUCCEEDED'"), kPayments);
   EXPECT_EQ(group.Sum(&DecisionCounters::first), kPayments);

@@ -7,15 +7,9 @@
 namespace idem::testing {
 namespace {
 
-void SkipWithoutMysql() { GTEST_SKIP() << kNoMysql; }
-
 StoreFactory MysqlOutboxFactory() {
   return StoreFactory{"mariadb",
-                      []() -> std::string {
-                        if (!MysqlTestUrl().empty()) return FreshDatabaseUrl();
-                        SkipWithoutMysql();
-                        return "";
-                      },
+                      &FreshDatabaseUrlOrSkip,
                       [](const std::string& url, Env*) { return OpenMyStoreOrFail(url); }};
 }
 

@@ -39,22 +39,13 @@ std::function<void()> KillConnectionDuringCommit(const std::string&, Store& cons
   return {};
 }
 
-void SkipWithoutMysql() { GTEST_SKIP() << kNoMysql; }
-
 }  // namespace
 
 PipelineStore MysqlPipelineStore() {
   PipelineStore s;
   s.name = "mariadb";
-  s.fresh_database = []() -> std::string {
-    if (!MysqlTestUrl().empty()) return FreshDatabaseUrl();
-    SkipWithoutMysql();
-    return "";
-  };
+  s.fresh_database = &FreshDatabaseUrlOrSkip;
   s.open = [](const std::string& url) { return OpenMyStoreOrFail(url); };
-  s.create_effect_tables = [](Store& store) { CreateMyEffectTables(store); };
-  s.pay_handler = [] { return MyPayHandler(); };
-  s.effect_key = "k";  // `key` is a reserved word in MySQL
   s.lose_connection_during_commit = &KillConnectionDuringCommit;
   s.server_script = std::string(IDEM_SOURCE_DIR) + "/scripts/servers/mariadb.sh";
   s.test_url = &MysqlTestUrl;

@@ -15,15 +15,9 @@
 namespace idem::testing {
 namespace {
 
-void SkipWithoutMysql() { GTEST_SKIP() << kNoMysql; }
-
 StoreFactory MysqlFactory() {
   return StoreFactory{"mysql",
-                      []() -> std::string {
-                        if (!MysqlTestUrl().empty()) return FreshDatabaseUrl();
-                        SkipWithoutMysql();
-                        return "";
-                      },
+                      &FreshDatabaseUrlOrSkip,
                       [](const std::string& url, Env*) { return OpenMyStoreOrFail(url); }};
 }
 

@@ -6,7 +6,6 @@
 #include <memory>
 #include <string>
 
-#include "idem/handler.h"
 #include "idem/store.h"
 
 namespace idem::testing {
@@ -21,6 +20,10 @@ inline constexpr const char* kNoMysql =
 // it. Each call makes a new one (name unique per process and call). "" on
 // failure, after recording a test failure.
 std::string FreshDatabaseUrl();
+
+// FreshDatabaseUrl(), or "" after GTEST_SKIP() when IDEM_TEST_MYSQL_URL is not
+// set (for a suite's fresh_database, whose caller checks IsSkipped()).
+std::string FreshDatabaseUrlOrSkip();
 
 // Runs SQL on a separate admin connection to the test server (used to kill
 // sessions, block commits and inspect state behind a store's back). `database`
@@ -46,14 +49,6 @@ class AdminSession {
  private:
   void* mysql_ = nullptr;
 };
-
-// The payments tables of testing/test_util.h in MySQL's words (`key` is a
-// reserved word there): effects (k, msg_id, amount) with no unique key, so a
-// doubled effect shows as a second row, and accounts u1 and u2 at 1,000,000.
-void CreateMyEffectTables(Store& store);
-// PayHandler (testing/test_util.h) over those tables: one effect row and one
-// debit per payment, both in the message's transaction.
-HandlerSpec MyPayHandler();
 
 // Opens a MySQL store or records a test failure and returns null.
 std::unique_ptr<Store> OpenMyStoreOrFail(const std::string& url);

@@ -6,8 +6,6 @@
 namespace idem::testing {
 namespace {
 
-void SkipWithoutPostgres() { GTEST_SKIP() << kNoPostgres; }
-
 // Each connection gives up on a row lock after 5 s: a relay that waited for a
 // held row instead of skipping it fails the step instead of hanging the suite.
 // (FreshSchemaUrl ends in libpq's options=…, so one more -c setting goes after it.)
@@ -19,13 +17,7 @@ std::unique_ptr<Store> OpenWithLockTimeout(const std::string& url, Env*) {
 }
 
 StoreFactory PostgresOutboxFactory() {
-  return StoreFactory{"postgres",
-                      []() -> std::string {
-                        if (!PostgresTestUrl().empty()) return FreshSchemaUrl();
-                        SkipWithoutPostgres();
-                        return "";
-                      },
-                      &OpenWithLockTimeout};
+  return StoreFactory{"postgres", &FreshSchemaUrlOrSkip, &OpenWithLockTimeout};
 }
 
 INSTANTIATE_TEST_SUITE_P(Postgres, OutboxConformance, ::testing::Values(PostgresOutboxFactory()),

@@ -14,15 +14,8 @@
 namespace idem::testing {
 namespace {
 
-void SkipWithoutPostgres() { GTEST_SKIP() << kNoPostgres; }
-
 StoreFactory PostgresFactory() {
-  return StoreFactory{"postgres",
-                      []() -> std::string {
-                        if (!PostgresTestUrl().empty()) return FreshSchemaUrl();
-                        SkipWithoutPostgres();
-                        return "";
-                      },
+  return StoreFactory{"postgres", &FreshSchemaUrlOrSkip,
                       [](const std::string& url, Env*) { return OpenPgStoreOrFail(url); }};
 }
 
@@ -153,17 +146,8 @@ TEST_F(PgStoreTest, ConnectionLostInsideATransactionIsRetryableThenTheStoreRecov
 // A deferred trigger terminates the session while COMMIT runs: the answer to
 // COMMIT is lost, so the store must say "in doubt", never "failed".
 TEST_F(PgStoreTest, ConnectionLostDuringCommitIsInDoubtAndTheRecordTellsTheOutcome) {
-  ASSERT_TRUE(store_->ExecScript(R"sql(
-    CREATE TABLE effects (key TEXT NOT NULL);
-    CREATE SEQUENCE lose_commit_once;
-    CREATE FUNCTION lose_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF nextval('lose_commit_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-      RETURN NULL;
-    END $$;
-    CREATE CONSTRAINT TRIGGER lose_commit AFTER INSERT ON effects DEFERRABLE INITIALLY DEFERRED
-      FOR EACH ROW EXECUTE FUNCTION lose_commit();
-  )sql").ok());
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE effects (key TEXT NOT NULL)").ok());
+  LoseTheFirstCommitIntoEffects(*store_);
   auto tx = store_->Begin();
   ASSERT_TRUE(tx.ok());
   std::vector<ClaimRequest> reqs{{"k", "fp", "m1"}};
