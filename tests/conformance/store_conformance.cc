@@ -144,6 +144,32 @@ TEST_P(StoreConformance, RecordWritesTakeTheWholeBatchInOneCall) {
   EXPECT_EQ((*seen)->last_seen_ms, kNow + 150);
 }
 
+// A list that completes one key claimed in this transaction and counts a copy
+// on another: both records are written, whenever the store writes new rows.
+TEST_P(StoreConformance, OneWriteListCompletesANewKeyAndTouchesAnother) {
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    std::vector<ClaimRequest> reqs{Req("a"), Req("b", "fp", "m2")};
+    ASSERT_TRUE((*tx)->Claim("g", reqs, kNow, kNow + 10).ok());
+    const std::vector<RecordWrite> writes{{"a", RecordStatus::kSucceeded, "", "done"}, RecordWrite::Touch("b")};
+    Status s = (*tx)->WriteRecords("g", writes, kNow + 5);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto a = store_->ReadRecord("g", "a");
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((*a)->status, RecordStatus::kSucceeded);
+  EXPECT_EQ((*a)->attempts, 1);
+  EXPECT_EQ((*a)->result_summary, "done");
+  auto b = store_->ReadRecord("g", "b");
+  ASSERT_TRUE(b.ok() && b->has_value());
+  EXPECT_EQ((*b)->status, RecordStatus::kProcessing);
+  EXPECT_EQ((*b)->duplicates, 1);
+  EXPECT_EQ((*b)->message_id, "m2");
+  EXPECT_EQ((*b)->last_seen_ms, kNow + 5);
+}
+
 TEST_P(StoreConformance, ATakeOverCompletedThenTouchedCountsAttemptsAndCopies) {
   {
     auto tx = store_->Begin();

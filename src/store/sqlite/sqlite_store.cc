@@ -118,6 +118,12 @@ class SqliteTx final : public StoreTx {
   // UPDATE per 64. The inserts go first, so a key completed twice is
   // inserted, then updated.
   Status WriteRecords(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) override {
+    // A copy counted on a record not written yet: write the claims first.
+    for (const RecordWrite& w : writes)
+      if (w.kind == RecordWrite::Kind::kTouch && pending_.count(PendingKey(group, w.key))) {
+        IDEM_RETURN_IF_ERROR(WritePending());
+        break;
+      }
     std::vector<RecordWrite> updates;
     std::vector<Value> rows;  // kRowParams values per new record, in InsertSql's column order
     rows.reserve(writes.size() * kRowParams);
@@ -126,10 +132,6 @@ class SqliteTx final : public StoreTx {
       if (p == pending_.end()) {
         updates.push_back(w);
         continue;
-      }
-      if (w.kind == RecordWrite::Kind::kTouch) {  // a copy counted on a record not written yet
-        IDEM_RETURN_IF_ERROR(WritePending());
-        return WriteRecords(group, writes, now_ms);
       }
       PendingRecord& r = p->second;  // erased below: its strings move into the row
       rows.emplace_back(std::move(r.group));
