@@ -12,26 +12,12 @@ namespace {
 // its COMMIT; once the consumer's session is seen waiting in COMMIT, the admin
 // kills it. The COMMIT's answer is lost and it never landed.
 std::function<void()> KillConnectionDuringCommit(const std::string&, Store& consumer, Pipeline& p) {
-  int64_t session = 0;
-  {
-    auto tx = consumer.Begin();
-    EXPECT_TRUE(tx.ok()) << tx.status().ToString();
-    if (!tx.ok()) return {};
-    auto rows = (*tx)->Query("SELECT CONNECTION_ID()", {});
-    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
-    if (!rows.ok()) return {};
-    session = AsInt((*rows)[0][0]);
-  }
+  const int64_t session = SessionId(consumer);
   AdminSession admin;
   EXPECT_TRUE(admin.Run("BACKUP STAGE START"));
   EXPECT_TRUE(admin.Run("BACKUP STAGE BLOCK_COMMIT"));
   std::thread first_batch([&] { p.RunOnce(); });
-  const bool in_commit = WaitFor(
-      [&] {
-        return AdminInt("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + std::to_string(session) +
-                        " AND INFO = 'COMMIT'") == 1;
-      },
-      20'000);
+  const bool in_commit = WaitUntilSessionRunsCommit(session, 20'000);
   EXPECT_TRUE(in_commit) << "the batch never reached COMMIT";
   EXPECT_TRUE(admin.Run("KILL CONNECTION " + std::to_string(session)));
   first_batch.join();

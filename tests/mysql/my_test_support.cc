@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "idem/mysql_store.h"
+#include "testing/consumer_group.h"
 #include "store/mysql/my_url.h"
 
 namespace idem::testing {
@@ -119,6 +120,24 @@ AdminSession::~AdminSession() {
 }
 bool AdminSession::Run(const std::string& sql) {
   return mysql_ && testing::Run(static_cast<MYSQL*>(mysql_), sql).has_value();
+}
+
+int64_t SessionId(Store& store) {
+  auto tx = store.Begin();
+  EXPECT_TRUE(tx.ok()) << tx.status().ToString();
+  if (!tx.ok()) return 0;
+  auto rows = (*tx)->Query("SELECT CONNECTION_ID()", {});
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  return rows.ok() ? AsInt((*rows)[0][0]) : 0;
+}
+
+bool WaitUntilSessionRunsCommit(int64_t id, int64_t timeout_ms) {
+  return WaitFor(
+      [&] {
+        return AdminInt("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + std::to_string(id) +
+                        " AND INFO = 'COMMIT'") == 1;
+      },
+      timeout_ms);
 }
 
 std::string FreshDatabaseUrlOrSkip() {

@@ -36,6 +36,13 @@ int64_t AdminInt(const std::string& sql, const std::string& database = "");
 // INNODB STATUS: information_schema.INNODB_TRX lags behind on MariaDB 10.11).
 bool SessionWaitsForRowLock(int64_t id);
 
+// The server session behind a store's connection (CONNECTION_ID()), or 0
+// after recording a test failure.
+int64_t SessionId(Store& store);
+// Waits up to `timeout_ms` until session `id` runs COMMIT (held there, e.g. by
+// an admin's BACKUP STAGE BLOCK_COMMIT).
+bool WaitUntilSessionRunsCommit(int64_t id, int64_t timeout_ms);
+
 // The database a URL names ("mysql://u:p@h:1/db" → "db").
 std::string DatabaseOf(const std::string& url);
 
