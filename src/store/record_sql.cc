@@ -114,23 +114,16 @@ const std::string& ReadRecordSql(Dialect dialect) {
   return by_dialect[static_cast<int>(dialect)];
 }
 
-Status TakeOver(SqlTx& tx, std::string_view group, const ClaimRequest& req, int64_t now_ms, int64_t lease_until_ms) {
-  auto n = tx.Exec("UPDATE idem_records SET status = 'PROCESSING', message_id = ?, lease_until_ms = ?, "
-                   "last_seen_ms = ? WHERE consumer_group = ? AND " + std::string(KeyColumn(tx.Dialect())) + " = ?",
-                   {req.message_id, lease_until_ms, now_ms, std::string(group), req.key});
-  if (!n.ok()) return n.status();
-  if (*n != 1) return Status::NotFound("record to take over is missing: " + req.key);
+Status NameMissingRecord(SqlTx& tx, std::string_view group, std::span<const RecordWrite> writes) {
+  for (const RecordWrite& w : writes) {
+    auto rows = tx.Query(ReadRecordSql(tx.Dialect()), {std::string(group), std::string(w.key)});
+    if (!rows.ok()) return rows.status();
+    if (rows->empty())
+      return Status::NotFound(std::string(w.kind == RecordWrite::Kind::kTouch ? "record to count a copy on"
+                                                                              : "record to complete") +
+                              " is missing: " + std::string(w.key));
+  }
   return Status::OK();
-}
-
-Status NoteDuplicate(SqlTx& tx, std::string_view group, std::string_view key, int64_t now_ms) {
-  // SQLite's two-argument MAX is the others' GREATEST.
-  const Dialect d = tx.Dialect();
-  return tx.Exec(std::string("UPDATE idem_records SET duplicates = duplicates + 1, last_seen_ms = ") +
-                     (d == Dialect::kSqlite ? "MAX" : "GREATEST") + "(last_seen_ms, ?) WHERE consumer_group = ? AND " +
-                     std::string(KeyColumn(d)) + " = ?",
-                 {now_ms, std::string(group), std::string(key)})
-      .status();
 }
 
 // ---- The transactional outbox ----

@@ -1,9 +1,10 @@
 // The consumption-record table, written once for every SQL store: its columns,
 // its DDL in each dialect, the schema version check and the record statements
 // that read the same on every engine. A backend keeps only what must differ
-// (its batch claim and completion, its sweep, its error mapping, its placeholders).
+// (its batch claim and record writes, its sweep, its error mapping, its placeholders).
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -49,11 +50,9 @@ Status RequireIdemStore(SqlTx& tx, const std::string& what);
 // SELECT of one record; parameters: group, key.
 const std::string& ReadRecordSql(Dialect dialect);
 
-// StoreTx::TakeOver and StoreTx::NoteDuplicate, through the transaction's own
-// Exec: the same statement on every engine, the same NotFound when the record
-// to take over is missing.
-Status TakeOver(SqlTx& tx, std::string_view group, const ClaimRequest& req, int64_t now_ms, int64_t lease_until_ms);
-Status NoteDuplicate(SqlTx& tx, std::string_view group, std::string_view key, int64_t now_ms);
+// After a batch's record writes changed fewer records than it had writes:
+// NotFound naming the first key with no record (OK if every one has one).
+Status NameMissingRecord(SqlTx& tx, std::string_view group, std::span<const RecordWrite> writes);
 
 // ---- The transactional outbox (docs/outbox.md) ----
 // idem_outbox holds the messages handlers emit (HandlerContext::Emit) until the

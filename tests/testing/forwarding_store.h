@@ -25,14 +25,8 @@ class ForwardingTx : public StoreTx {
                                          int64_t lease) override {
     return inner_->Claim(g, r, now, lease);
   }
-  Status TakeOver(std::string_view g, const ClaimRequest& r, int64_t now, int64_t lease) override {
-    return inner_->TakeOver(g, r, now, lease);
-  }
-  Status Complete(std::string_view g, std::span<const Completion> c, int64_t now) override {
-    return inner_->Complete(g, c, now);
-  }
-  Status NoteDuplicate(std::string_view g, std::string_view k, int64_t now) override {
-    return inner_->NoteDuplicate(g, k, now);
+  Status WriteRecords(std::string_view g, std::span<const RecordWrite> w, int64_t now) override {
+    return inner_->WriteRecords(g, w, now);
   }
   Status Commit() override { return inner_->Commit(); }
   void Rollback() override { inner_->Rollback(); }

@@ -97,7 +97,7 @@ class SqliteTx final : public StoreTx {
       found.emplace(r.key, std::move(r));
     }
     // We hold the write lock (BEGIN IMMEDIATE), so absent keys stay absent until
-    // we write them — which is why their first write can wait for Complete.
+    // we write them — which is why their first write can wait for WriteRecords.
     for (size_t i = 0; i < requests.size(); ++i) {
       auto it = found.find(requests[i].key);
       if (it != found.end()) {
@@ -111,36 +111,38 @@ class SqliteTx final : public StoreTx {
     return out;
   }
 
-  Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
-                  int64_t lease_until_ms) override {
-    if (pending_.count(PendingKey(group, req.key))) IDEM_RETURN_IF_ERROR(WritePending());
-    return record_sql::TakeOver(*this, group, req, now_ms, lease_until_ms);
-  }
-
   // A new key's record is written once, finished; the new keys of a batch go
   // in multi-row INSERTs (a step per record paid SQLite's per-statement work
   // — cursors opened, the write re-checked — a hundred times per batch). The
-  // inserts go first, so a key completed twice is inserted, then updated.
-  Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) override {
-    std::vector<const Completion*> updates;
+  // writes to records that existed before (take-overs, copies) go in one
+  // UPDATE per 64. The inserts go first, so a key completed twice is
+  // inserted, then updated.
+  Status WriteRecords(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) override {
+    // A copy counted on a record not written yet: write the claims first.
+    for (const RecordWrite& w : writes)
+      if (w.kind == RecordWrite::Kind::kTouch && pending_.count(PendingKey(group, w.key))) {
+        IDEM_RETURN_IF_ERROR(WritePending());
+        break;
+      }
+    std::vector<RecordWrite> updates;
     std::vector<Value> rows;  // kRowParams values per new record, in InsertSql's column order
-    rows.reserve(completions.size() * kRowParams);
-    for (const Completion& c : completions) {
-      auto p = pending_.find(PendingKey(group, c.key));
+    rows.reserve(writes.size() * kRowParams);
+    for (const RecordWrite& w : writes) {
+      auto p = pending_.find(PendingKey(group, w.key));
       if (p == pending_.end()) {
-        updates.push_back(&c);
+        updates.push_back(w);
         continue;
       }
       PendingRecord& r = p->second;  // erased below: its strings move into the row
       rows.emplace_back(std::move(r.group));
       rows.emplace_back(std::move(r.request.key));
-      rows.emplace_back(std::string(RecordStatusName(c.status)));
+      rows.emplace_back(std::string(RecordStatusName(w.status)));
       rows.emplace_back(std::move(r.request.fingerprint));
-      rows.emplace_back(std::move(r.request.message_id));
+      rows.emplace_back(w.message_id.empty() ? std::move(r.request.message_id) : std::string(w.message_id));
       rows.emplace_back(r.now_ms);
       rows.emplace_back(std::max(r.now_ms, now_ms));
-      rows.emplace_back(std::string(c.error));
-      rows.emplace_back(std::string(c.summary));
+      rows.emplace_back(std::string(w.error));
+      rows.emplace_back(std::string(w.summary));
       pending_.erase(p);
     }
     std::vector<Value> chunk;
@@ -152,13 +154,11 @@ class SqliteTx final : public StoreTx {
       IDEM_RETURN_IF_ERROR(db_->Exec(InsertSql(n), chunk).status());
       next = end;
     }
-    for (const Completion* c : updates) IDEM_RETURN_IF_ERROR(UpdateOne(group, *c, now_ms));
+    for (size_t from = 0; from < updates.size(); from += 64) {
+      const std::span<const RecordWrite> part(updates.data() + from, std::min<size_t>(64, updates.size() - from));
+      IDEM_RETURN_IF_ERROR(UpdateExisting(group, part, now_ms));
+    }
     return Status::OK();
-  }
-
-  Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) override {
-    if (pending_.count(PendingKey(group, key))) IDEM_RETURN_IF_ERROR(WritePending());
-    return record_sql::NoteDuplicate(*this, group, key, now_ms);
   }
 
   Status Commit() override {
@@ -209,19 +209,55 @@ class SqliteTx final : public StoreTx {
     return n == 64 ? k64 : n == 16 ? k16 : k1;
   }
 
-  Status UpdateOne(std::string_view group, const Completion& c, int64_t now_ms) {
-    const std::string_view key = c.key;
-    auto n = db_->Exec(
-        "UPDATE idem_records SET status = ?, attempts = attempts + 1, last_error = ?, result_summary = ?, "
-        "lease_until_ms = 0, last_seen_ms = ? WHERE consumer_group = ? AND key = ?",
-        {std::string(RecordStatusName(c.status)), std::string(c.error), std::string(c.summary), now_ms,
-         std::string(group), std::string(key)});
-    if (!n.ok()) return n.status();
-    if (*n != 1) return Status::NotFound("record to complete is missing: " + std::string(key));
-    return Status::OK();
+  static constexpr size_t kUpdateParams = 6;
+
+  // The UPDATE of n existing records (n is 64, 16 or 1), each write one row of
+  // VALUES (key, touch, status, error, summary, take-over message id).
+  static const std::string& UpdateSql(size_t n) {
+    auto build = [](size_t rows) {
+      std::string sql = "WITH w(k, t, s, e, m, i) AS (VALUES ";
+      for (size_t i = 0; i < rows; ++i) sql += i ? ",(?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?)";
+      return sql +
+             ") UPDATE idem_records SET status = CASE WHEN w.t THEN status ELSE w.s END, "
+             "attempts = attempts + CASE WHEN w.t THEN 0 ELSE 1 END, "
+             "duplicates = duplicates + CASE WHEN w.t THEN 1 ELSE 0 END, "
+             "last_error = CASE WHEN w.t THEN last_error ELSE w.e END, "
+             "result_summary = CASE WHEN w.t THEN result_summary ELSE w.m END, "
+             "message_id = CASE WHEN w.i = '' THEN message_id ELSE w.i END, "
+             "lease_until_ms = CASE WHEN w.t THEN lease_until_ms ELSE 0 END, "
+             "last_seen_ms = CASE WHEN w.t THEN MAX(last_seen_ms, ?) ELSE ? END "
+             "FROM w WHERE consumer_group = ? AND key = w.k";
+    };
+    static const std::string k64 = build(64), k16 = build(16), k1 = build(1);
+    return n == 64 ? k64 : n == 16 ? k16 : k1;
   }
 
-  // Writes the claims no Complete has written yet, as PROCESSING records: what
+  // Up to 64 writes in one statement, padded to 16 or 64 rows with the last
+  // write again: a repeated row updates its record once, the same way.
+  Status UpdateExisting(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) {
+    const size_t n = writes.size() == 1 ? 1 : writes.size() <= 16 ? 16 : 64;
+    std::vector<Value> params;
+    params.reserve(n * kUpdateParams + 3);
+    for (size_t i = 0; i < n; ++i) {
+      const RecordWrite& w = writes[std::min(i, writes.size() - 1)];
+      const bool touch = w.kind == RecordWrite::Kind::kTouch;
+      params.emplace_back(std::string(w.key));
+      params.emplace_back(int64_t{touch});
+      params.emplace_back(std::string(touch ? "" : RecordStatusName(w.status)));
+      params.emplace_back(std::string(w.error));
+      params.emplace_back(std::string(w.summary));
+      params.emplace_back(std::string(w.message_id));
+    }
+    params.emplace_back(now_ms);
+    params.emplace_back(now_ms);
+    params.emplace_back(std::string(group));
+    auto changed = db_->Exec(UpdateSql(n), params);
+    if (!changed.ok()) return changed.status();
+    if (*changed == static_cast<int64_t>(writes.size())) return Status::OK();
+    return record_sql::NameMissingRecord(*this, group, writes);
+  }
+
+  // Writes the claims no WriteRecords has written yet, as PROCESSING records: what
   // Claim promises, for a transaction that commits (or claims again) before
   // completing every key.
   Status WritePending() {
