@@ -11,12 +11,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "idem/env.h"
 #include "idem/kafka.h"
+#include "source/kafka/member_slot.h"
 #include "source/kafka/partition_offsets.h"
 #include "source/kafka/rdkafka_handles.h"
 
@@ -72,6 +74,8 @@ class GroupConsumer {
   Status CommitNow();
 
   int64_t commit_failures() const { return commit_failures_; }
+  // group.instance.id, empty for a dynamic member.
+  std::string instance_id() const { return slot_ ? slot_->id() : ""; }
 
  private:
   GroupConsumer(const KafkaOptions& options, MemberHistory* history, Env* env)
@@ -90,6 +94,7 @@ class GroupConsumer {
   KafkaOptions options_;
   MemberHistory* history_;
   Env* env_;
+  std::optional<MemberSlot> slot_;  // a static member's id, held until the client is gone
   KafkaHandle rk_;
   std::vector<std::string> topics_;
   bool subscribed_ = false;
