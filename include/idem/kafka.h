@@ -39,11 +39,11 @@
 // assignment is lost nothing is committed. Each assignment has a generation,
 // carried in every receipt: a late Settle of a message whose partition moved (or
 // was abandoned) is ignored, so it never commits over the new owner's progress.
-// Source::Abandon closes the member (committing only what is settled); the next
-// Poll rejoins. A dynamic member leaves the group, so its partitions move to the
-// other members at once; a static member does not leave: on a real broker it
-// rejoins under its id and gets its partitions back, else they move once its
-// session times out.
+// Source::Abandon gives back every unsettled message. A static member keeps its
+// partitions and reads them again from the lowest unsettled offset (what its
+// restart under the same group.instance.id amounts to: no rebalance). A dynamic
+// member leaves the group (committing only what is settled), so its partitions
+// move to the other members; the next Poll rejoins.
 //
 // Limits: a log cannot delete one record. Replay appends a marker to the
 // dead-letter topic that hides the replayed entry from the console; Purge is

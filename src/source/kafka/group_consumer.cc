@@ -288,6 +288,19 @@ void GroupConsumer::PauseUntil(const rd_kafka_message_t* record, int64_t due_ms)
   paused_until_[key] = due_ms;
 }
 
+void GroupConsumer::Rewind() {
+  std::vector<std::pair<PartitionKey, int64_t>> seeks;
+  for (auto& [key, offsets] : held_) {
+    offsets.Rewind(history_->next_generation++);
+    if (offsets.LowestUnsettled() >= 0) seeks.emplace_back(key, offsets.LowestUnsettled());
+  }
+  if (seeks.empty()) return;
+  // The records fetched after that offset are discarded with the seek and
+  // fetched again; the settled ones among them are skipped (PartitionOffsets).
+  ErrorHandle e(rd_kafka_seek_partitions(rk_.get(), ListOf(seeks).get(), static_cast<int>(options_.request_timeout_ms)));
+  if (e) Warn("kafka_seek_failed", rd_kafka_error_string(e.get()));
+}
+
 void GroupConsumer::ResumeDue() {
   const int64_t now = env_->NowMs();
   std::vector<std::pair<PartitionKey, int64_t>> due;

@@ -67,6 +67,10 @@ class GroupConsumer {
   bool Settle(const PartitionKey& p, int64_t offset, int64_t generation);
   // Records that a released record is handed out again (REQUIRES: IsCurrent).
   PartitionOffsets::Delivery Redeliver(const PartitionKey& p, int64_t offset) { return held_.at(p).Fetched(offset); }
+  // Gives back everything handed out and not settled without leaving the group
+  // (what a static member's restart amounts to): every held partition gets a
+  // new generation and is read again from its lowest unsettled offset.
+  void Rewind();
   // Commits the settled offsets if commit_interval_ms passed since the last commit.
   void CommitIfDue();
   // Commits the settled offsets of every held partition now. Nothing to commit
