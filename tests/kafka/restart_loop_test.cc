@@ -115,5 +115,37 @@ TEST_F(KafkaRestartLoop, TheGroupMakesProgressAndTheRestartedStaticMemberComesBa
   EXPECT_EQ(Balance(*store_, "u1"), 1'000'000 - expected);
 }
 
+// What a static member's restart amounts to, without the restart: Abandon
+// gives every unsettled message back and the member reads its partitions again,
+// with no rebalance of the group.
+TEST_F(KafkaRestartLoop, AStaticMemberThatAbandonsKeepsItsPartitionsAndGetsItsMessagesAgain) {
+  constexpr int kPayments = 10;
+  PublishPayments(0, kPayments);
+  RebalanceLog log;
+  auto broker = OpenKafka("&rdkafka.client.id=abandoner");
+  ASSERT_NE(broker, nullptr);
+  auto take = [&](std::vector<Message>* out) {
+    return WaitFor(
+        [&] {
+          auto got = broker->source().Poll(kPayments - out->size(), 100);
+          if (got.ok())
+            for (Message& m : *got) out->push_back(std::move(m));
+          return out->size() >= static_cast<size_t>(kPayments);
+        },
+        60'000);
+  };
+  std::vector<Message> first;
+  ASSERT_TRUE(take(&first)) << first.size() << " of " << kPayments << " delivered";
+  const size_t lines_before = log.Lines().size();
+  ASSERT_TRUE(broker->source().Abandon().ok());
+  std::vector<Message> again;
+  ASSERT_TRUE(take(&again)) << again.size() << " of " << kPayments << " delivered again";
+  for (const Message& m : again) EXPECT_TRUE(m.redelivered) << m.payload;
+  std::vector<Settlement> acks;
+  for (const Message& m : again) acks.push_back(Settlement{&m, Settlement::Kind::kAck, 0, ""});
+  ASSERT_TRUE(broker->source().Settle(acks).ok());
+  EXPECT_EQ(log.Lines().size(), lines_before) << "the abandon rebalanced the group";
+}
+
 }  // namespace
 }  // namespace idem::testing
