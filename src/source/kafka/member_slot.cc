@@ -34,8 +34,9 @@ Result<MemberSlot> MemberSlot::Take(const std::string& prefix, const std::string
   for (int slot = 1; slot <= kMaxSlots; ++slot) {
     const std::string file = lock_dir + "/idem-kafka-member." + Sanitized(group) + "." + Sanitized(prefix) + "." +
                              std::to_string(slot) + ".lock";
-    // Read-only is enough for flock, and opens a lock file another user created.
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0666);
+    // Read-only is enough for flock, and opens a lock file another user created;
+    // never through a link someone put in the shared folder.
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
     if (fd < 0)
       return Status::Unavailable("Kafka: cannot open the member slot lock " + file + ": " + std::strerror(errno) +
                                  " (make the folder writable, set TMPDIR, or give static_membership=false)");
