@@ -22,6 +22,14 @@ TEST(KafkaUrlTest, ServersTopicsAndParameters) {
   EXPECT_EQ(o->retry_delays_ms, (std::vector<int64_t>{1000, 60000}));
   EXPECT_EQ(o->prefetch, 50u);
   EXPECT_EQ(o->rdkafka.at("client.id"), "idem-test");
+  EXPECT_TRUE(o->static_membership) << "members are static by default";
+  EXPECT_EQ(o->instance_id, "") << "the host name, unless given";
+  auto dynamic = ParseKafkaUrl("kafka://k1:9092/p?static_membership=false");
+  ASSERT_TRUE(dynamic.ok()) << dynamic.status().ToString();
+  EXPECT_FALSE(dynamic->static_membership);
+  auto named = ParseKafkaUrl("kafka://k1:9092/p?instance_id=pay-eu-1");
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ(named->instance_id, "pay-eu-1");
 }
 
 TEST(KafkaUrlTest, MockNeedsNoServer) {
@@ -44,7 +52,9 @@ TEST(KafkaUrlTest, MistakesSayWhatToWrite) {
                         Case{"kafka://k1:9092/p?grup=x", "unknown parameter 'grup'"},
                         Case{"kafka://k1:9092/p?assignor=sticky", "is not one of"},
                         Case{"kafka://k1:9092/p?retry_delays_ms=0", "positive milliseconds"},
-                        Case{"kafka://k1:9092/p?session_timeout_ms=-1", "not a positive number"}}) {
+                        Case{"kafka://k1:9092/p?session_timeout_ms=-1", "not a positive number"},
+                        Case{"kafka://k1:9092/p?static_membership=yes", "is not true or false"},
+                        Case{"kafka://k1:9092/p?instance_id=pay%20eu", "is not an id"}}) {
     auto o = ParseKafkaUrl(c.url);
     ASSERT_FALSE(o.ok()) << c.url;
     EXPECT_NE(o.status().ToString().find(c.says), std::string::npos) << c.url << ": " << o.status().ToString();
