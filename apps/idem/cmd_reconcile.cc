@@ -192,7 +192,7 @@ void Run(Args a) {
     period_text = (a.since.empty() ? std::string("the start") : FormatTimeMs(period.from_ms)) + " to " +
                   (a.until.empty() ? std::string("now") : FormatTimeMs(period.until_ms));
   const ReportContext ctx{
-      store->Dialect(), a.statement,        period_text,          static_cast<int64_t>(statement.size()),
+      std::string(store->Dialect().Name()), a.statement,        period_text,          static_cast<int64_t>(statement.size()),
       a.apply,          options.actor.name, options.actor.now_ms, FormatTimeMs};
   std::cout << (a.json ? JsonReport(spec, *result, ctx) : TextReport(spec, *result, ctx)) << std::flush;
   const ExitCode code = ExitCodeFor(*result);

@@ -1,5 +1,6 @@
 // OpenStore and the store schemes.
 #include "connect/known_schemes.h"
+#include "store/dialects.h"
 #include "store/store_url.h"
 
 #ifdef IDEM_WITH_POSTGRES
@@ -38,6 +39,7 @@ Result<StoreUrl> ParseSqliteUrl(const std::string& url) {
   }
   if (path.empty()) return Status::InvalidArgument("store URL '" + RedactedUrl(url) + "' names no file");
   StoreUrl parsed;
+  parsed.dialect = &SqliteDialect();
   parsed.path = std::move(path);
   parsed.sqlite = options;
   return parsed;
@@ -52,7 +54,7 @@ Result<std::unique_ptr<Store>> OpenSqliteUrl(const std::string& url, Env* env, S
 #ifdef IDEM_WITH_POSTGRES
 Result<std::unique_ptr<Store>> OpenPostgresUrl(const std::string& url, Env* env, StoreAccess access) {
   PostgresStoreOptions options;
-  options.create_if_missing = access == StoreAccess::kCreate;
+  options.access = access;
   return OpenPostgresStore(url, options, env);
 }
 #else
@@ -62,7 +64,7 @@ constexpr StoreOpener OpenPostgresUrl = nullptr;
 #ifdef IDEM_WITH_MYSQL
 Result<std::unique_ptr<Store>> OpenMysqlUrl(const std::string& url, Env* env, StoreAccess access) {
   MysqlStoreOptions options;
-  options.create_if_missing = access == StoreAccess::kCreate;
+  options.access = access;
   return OpenMysqlStore(url, options, env);
 }
 #else
@@ -102,6 +104,7 @@ Result<StoreUrl> ParseStoreUrl(const std::string& url) {
   StoreUrl parsed;
   // libpq reads the rest of a PostgreSQL URL; the MySQL store parses its own.
   parsed.kind = *open == connect::OpenPostgresUrl ? StoreUrl::Kind::kPostgres : StoreUrl::Kind::kMySql;
+  parsed.dialect = parsed.kind == StoreUrl::Kind::kPostgres ? &PostgresDialect() : &MysqlDialect();
   return parsed;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/record_row.h"
 #include "store/column_kind.h"
+#include "store/dialects.h"
 #include "store/postgres/pg_record_statements.h"
 #include "store/postgres/pg_values.h"
 
@@ -89,7 +90,7 @@ class Tx final : public StoreTx {
   Status Savepoint(std::string_view name) override { return Defer("SAVEPOINT ", name); }
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
   Status Release(std::string_view name) override { return Defer("RELEASE SAVEPOINT ", name); }
-  idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
+  const SqlDialect& Dialect() const override { return PostgresDialect(); }
 
   // The table an unquoted name resolves to: folded to lower case, in the first
   // schema of the search_path that has it.
