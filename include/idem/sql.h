@@ -58,6 +58,8 @@ class SqlDialect {
   // duplicate), so sets can be padded to their shape (store/set_shape.h); false
   // when a duplicate fails the statement, and sets are cut into shapes instead.
   virtual bool InsertSkipsRepeatedRows() const = 0;
+  // True when an IN subquery may carry a LIMIT (MySQL refuses one).
+  virtual bool LimitInSubquery() const = 0;
   // A query returning the path of the file the database lives in (one row, one
   // column), or "" for a server database.
   virtual std::string_view DatabaseFileQuery() const = 0;

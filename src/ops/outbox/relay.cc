@@ -94,17 +94,25 @@ Result<int64_t> CleanUp(Store& store, const RelayOptions& o, int64_t now_ms) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
   const std::vector<Value> due{now_ms - o.sent_retention_ms, o.cleanup_batch};
-  // The sent rows are picked first, skipping those another relay's claim
-  // holds, then deleted: a DELETE … LIMIT scanning the primary key would wait
-  // on every held row (and MySQL takes no LIMIT in an IN subquery).
-  auto sent = (*tx)->Query("SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?" +
-                               std::string(store.Dialect().ForUpdateSkipLocked()),
-                           due);
-  if (!sent.ok()) return sent.status();
-  if (sent->empty()) return int64_t{0};
-  std::vector<Value> ids;
-  for (const Row& r : *sent) ids.emplace_back(AsInt(r[0]));
-  auto n = (*tx)->Exec("DELETE FROM idem_outbox WHERE id IN (" + Placeholders(ids.size()) + ")", ids);
+  const SqlDialect& d = store.Dialect();
+  Result<int64_t> n = int64_t{0};
+  if (d.LimitInSubquery()) {
+    n = (*tx)->Exec("DELETE FROM idem_outbox WHERE id IN "
+                    "(SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?)",
+                    due);
+  } else {
+    // No LIMIT in an IN subquery (MySQL), and a DELETE … LIMIT scanning the
+    // primary key would wait on every row another relay's claim holds: pick
+    // the sent rows first, skipping held ones, then delete those.
+    auto sent = (*tx)->Query("SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?" +
+                                 std::string(d.ForUpdateSkipLocked()),
+                             due);
+    if (!sent.ok()) return sent.status();
+    if (sent->empty()) return int64_t{0};
+    std::vector<Value> ids;
+    for (const Row& r : *sent) ids.emplace_back(AsInt(r[0]));
+    n = (*tx)->Exec("DELETE FROM idem_outbox WHERE id IN (" + Placeholders(ids.size()) + ")", ids);
+  }
   if (!n.ok()) return n.status();
   IDEM_RETURN_IF_ERROR((*tx)->Commit());
   return *n;

@@ -19,6 +19,7 @@ class MysqlSql final : public SqlDialect {
   // INSERT IGNORE would also turn NULLs and truncations into warnings and a changed row.
   std::string_view SkipDuplicatesClause() const override { return ""; }
   bool InsertSkipsRepeatedRows() const override { return false; }
+  bool LimitInSubquery() const override { return false; }
   std::string_view DatabaseFileQuery() const override { return ""; }
   std::string_view RefreshStatistics() const override { return ""; }
   // innodb_flush_log_at_trx_commit = 1 flushes the redo log at every commit; 0 and 2 leave it to a timer.

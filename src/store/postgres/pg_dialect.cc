@@ -16,6 +16,7 @@ class PostgresSql final : public SqlDialect {
   std::string_view ForUpdateSkipLocked() const override { return " FOR UPDATE SKIP LOCKED"; }
   std::string_view SkipDuplicatesClause() const override { return " ON CONFLICT DO NOTHING"; }
   bool InsertSkipsRepeatedRows() const override { return true; }
+  bool LimitInSubquery() const override { return true; }
   std::string_view DatabaseFileQuery() const override { return ""; }
   // A table filled a second ago has no statistics (autovacuum has not seen
   // it), and the planner may then scan a million records for every claim.

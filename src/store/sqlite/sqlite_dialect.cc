@@ -17,6 +17,7 @@ class SqliteSql final : public SqlDialect {
   std::string_view ForUpdateSkipLocked() const override { return ""; }
   std::string_view SkipDuplicatesClause() const override { return " ON CONFLICT DO NOTHING"; }
   bool InsertSkipsRepeatedRows() const override { return true; }
+  bool LimitInSubquery() const override { return true; }
   std::string_view DatabaseFileQuery() const override {
     return "SELECT file FROM pragma_database_list WHERE name = 'main'";
   }
