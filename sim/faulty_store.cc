@@ -26,7 +26,7 @@ class FaultyTx final : public StoreTx {
   Status Savepoint(std::string_view n) override { return life_->crashed ? Dead() : inner_->Savepoint(n); }
   Status RollbackTo(std::string_view n) override { return life_->crashed ? Dead() : inner_->RollbackTo(n); }
   Status Release(std::string_view n) override { return life_->crashed ? Dead() : inner_->Release(n); }
-  idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  const SqlDialect& Dialect() const override { return inner_->Dialect(); }
   Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
     if (life_->crashed) return Dead();
     return inner_->DescribeTable(table);

@@ -16,7 +16,7 @@
 #include "terminal_text.h"
 #include "service/config.h"
 #include "store/dead_letter_table.h"
-#include "store/record_sql.h"
+#include "store/schema/schema.h"
 
 namespace idem::cli {
 namespace {
@@ -189,7 +189,7 @@ void ListKeptInStore(const DlqArgs& a, const std::string& store_url) {
   // A store idem run has not opened since an upgrade has no idem_dead_letters yet: nothing kept.
   auto tx = (*store)->Begin();
   if (!tx.ok()) throw CliError("cannot read the store '" + RedactUrl(store_url) + "': " + tx.status().ToString());
-  auto kept = record_sql::HasTable(**tx, "idem_dead_letters");
+  auto kept = schema::HasTable(**tx, "idem_dead_letters");
   (*tx)->Rollback();
   if (kept.ok() && !*kept) return;
   auto list = store_dead_letters::List(**store, a.limit, a.after);

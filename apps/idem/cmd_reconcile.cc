@@ -203,7 +203,7 @@ void Run(Args a) {
   write_metrics(result.ok() ? &*result : nullptr);
   if (!result.ok()) throw CliError("reconcile failed: " + result.status().ToString(), kExitFailed);
   const ReportContext ctx{
-      store->Dialect(), a.statement,        period_text,          static_cast<int64_t>(statement.size()),
+      std::string(store->Dialect().Name()), a.statement,        period_text,          static_cast<int64_t>(statement.size()),
       a.apply,          options.actor.name, options.actor.now_ms, FormatTimeMs};
   std::cout << (a.json ? JsonReport(spec, *result, ctx) : TextReport(spec, *result, ctx)) << std::flush;
   const ExitCode code = ExitCodeFor(*result);

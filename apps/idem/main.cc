@@ -53,6 +53,7 @@ int Run(int argc, char** argv) {
   idem::cli::AddReconcileCommand(app);
   idem::cli::AddRunCommand(app);
   idem::cli::AddRecordsCommand(app);
+  idem::cli::AddSchemaCommand(app);
   idem::cli::AddOutboxCommand(app);
   idem::cli::AddConsoleCommand(app);
   SetFooterEverywhere(&app);

@@ -25,6 +25,7 @@
 
 #include "idem/env.h"
 #include "idem/record.h"
+#include "idem/schema.h"
 #include "idem/sql.h"
 #include "idem/status.h"
 
@@ -149,7 +150,15 @@ class Store {
   // Runs `sql` (DDL for business tables, e.g. the payments schema) in its own transaction.
   virtual Status ExecScript(std::string_view sql) = 0;
 
-  virtual idem::Dialect Dialect() const = 0;
+  // What this store holds of idem's own tables and what a migration would do
+  // (idem/schema.h), read from the catalogue: nothing is written.
+  virtual Result<SchemaReport> CheckSchema() = 0;
+  // Creates idem's missing tables and applies pending migrations, holding the
+  // store's schema lock, in one transaction where the engine allows DDL in one
+  // (SqlDialect::TransactionalDdl). Returns what was done (no steps: current).
+  virtual Result<SchemaReport> MigrateSchema() = 0;
+
+  virtual const SqlDialect& Dialect() const = 0;
 };
 
 struct SqliteStoreOptions {

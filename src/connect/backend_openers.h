@@ -28,7 +28,7 @@ namespace idem::connect {
 template <class Options, Result<std::unique_ptr<Store>> (*Open)(const std::string&, const Options&, Env*)>
 Result<std::unique_ptr<Store>> OpenServerStoreUrl(const std::string& url, Env* env, StoreAccess access) {
   Options options;
-  options.create_if_missing = access == StoreAccess::kCreate;
+  options.access = access;
   return Open(url, options, env);
 }
 

@@ -1,6 +1,7 @@
 // OpenStore and the store schemes.
 #include "connect/backend_openers.h"
 #include "connect/known_schemes.h"
+#include "store/dialects.h"
 #include "store/store_url.h"
 
 #pragma weak idem_open_postgres_store
@@ -35,6 +36,7 @@ Result<StoreUrl> ParseSqliteUrl(const std::string& url) {
   }
   if (path.empty()) return Status::InvalidArgument("store URL '" + RedactedUrl(url) + "' names no file");
   StoreUrl parsed;
+  parsed.dialect = &SqliteDialect();
   parsed.path = std::move(path);
   parsed.sqlite = options;
   return parsed;
@@ -79,6 +81,7 @@ Result<StoreUrl> ParseStoreUrl(const std::string& url) {
   StoreUrl parsed;
   // libpq reads the rest of a PostgreSQL URL; the MySQL store parses its own.
   parsed.kind = *open == IDEM_LINKED_OPENER(idem_open_postgres_store) ? StoreUrl::Kind::kPostgres : StoreUrl::Kind::kMySql;
+  parsed.dialect = parsed.kind == StoreUrl::Kind::kPostgres ? &PostgresDialect() : &MysqlDialect();
   return parsed;
 }
 

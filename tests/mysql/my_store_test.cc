@@ -47,7 +47,7 @@ TEST_F(MyStoreTest, OpenStoreRoutesMysqlAndMariadbUrls) {
   for (const std::string& url : {url_, "mariadb" + url_.substr(url_.find("://"))}) {
     auto s = OpenStore(url, Env::Default());
     ASSERT_TRUE(s.ok()) << s.status().ToString();
-    EXPECT_EQ((*s)->Dialect(), Dialect::kMySql);
+    EXPECT_EQ((*s)->Dialect().Name(), "mysql");
   }
 }
 

@@ -66,7 +66,7 @@ class PgStoreTest : public ::testing::Test {
 TEST_F(PgStoreTest, OpenStoreRoutesPostgresUrls) {
   auto s = OpenStore(url_, Env::Default());
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ((*s)->Dialect(), Dialect::kPostgres);
+  EXPECT_EQ((*s)->Dialect().Name(), "postgres");
 }
 
 TEST_F(PgStoreTest, ManyConsumersOpeningOneFreshDatabaseAtOnceAllSucceed) {

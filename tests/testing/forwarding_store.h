@@ -17,7 +17,7 @@ class ForwardingTx : public StoreTx {
   Status Savepoint(std::string_view n) override { return inner_->Savepoint(n); }
   Status RollbackTo(std::string_view n) override { return inner_->RollbackTo(n); }
   Status Release(std::string_view n) override { return inner_->Release(n); }
-  idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  const SqlDialect& Dialect() const override { return inner_->Dialect(); }
   Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
     return inner_->DescribeTable(table);
   }
@@ -48,7 +48,9 @@ class ForwardingStore : public Store {
   }
   Result<int64_t> SweepRecords(int64_t t, int64_t n) override { return inner_->SweepRecords(t, n); }
   Status ExecScript(std::string_view sql) override { return inner_->ExecScript(sql); }
-  idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  Result<SchemaReport> CheckSchema() override { return inner_->CheckSchema(); }
+  Result<SchemaReport> MigrateSchema() override { return inner_->MigrateSchema(); }
+  const SqlDialect& Dialect() const override { return inner_->Dialect(); }
 
  protected:
   // The transaction the pipeline gets in place of `tx`.

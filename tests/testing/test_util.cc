@@ -20,12 +20,13 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-std::string EffectKeyColumn(Dialect dialect) { return dialect == Dialect::kMySql ? "k" : "key"; }
+// MySQL reserves `key`: its tables (and the MySQL tests' SQL) name the column k.
+std::string EffectKeyColumn(const SqlDialect& dialect) { return dialect.Name() == "mysql" ? "k" : "key"; }
 
 void CreateEffectTables(Store& store) {
   // One script for every store but the key column's name (MySQL reserves
   // `key`) and how an existing account is left alone.
-  const bool mysql = store.Dialect() == Dialect::kMySql;
+  const bool mysql = store.Dialect().Name() == "mysql";
   Status s = store.ExecScript(
       "CREATE TABLE IF NOT EXISTS effects (" + EffectKeyColumn(store.Dialect()) + " " +
       (mysql ? "VARCHAR(600)" : "TEXT") + " NOT NULL, msg_id " + (mysql ? "VARCHAR(255)" : "TEXT") +

@@ -28,7 +28,7 @@ class TempDir {
 // store; on MySQL, where `key` is reserved, the key column is `k`.
 void CreateEffectTables(Store& store);
 // The column of `effects` that holds the idempotency key on `dialect`.
-std::string EffectKeyColumn(Dialect dialect);
+std::string EffectKeyColumn(const SqlDialect& dialect);
 // Handler for topic "pay": payload {"payment_id": "...", "amount": N, "user": "u1"}.
 // Inserts one effects row and deducts amount from the user's balance with a
 // read-modify-write (deliberately naive: the guard is what keeps it correct).

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "ops/reconcile/rewrap_status.h"
-#include "store/record_sql.h"
+#include "store/schema/schema.h"
 
 namespace idem::reconcile {
 namespace {
@@ -19,7 +19,7 @@ std::string Where(const EvidenceSource& source) {
 
 Result<Holds> ReadHolds(SqlTx& tx, const LedgerSpec& spec, const DecisionsSql& sql) {
   Holds holds;
-  auto exists = record_sql::HasTable(tx, spec.decisions_table);
+  auto exists = schema::HasTable(tx, spec.decisions_table);
   if (!exists.ok())
     return Rewrap(exists.status(), "cannot look for the decisions table " + spec.decisions_table + ": " +
                                        exists.status().message());

@@ -24,9 +24,9 @@
 namespace idem::reconcile {
 
 struct DecisionsSql {
-  DecisionsSql(Dialect dialect, const std::string& table);
+  DecisionsSql(const SqlDialect& dialect, const std::string& table);
 
-  std::string create;  // DDL, IF NOT EXISTS
+  std::string create;  // DDL, IF NOT EXISTS (written in the schema module, store/schema/tables.h)
   // Params: decided_at_ms, operator, ledger_table, business_key, copy_ordinal,
   // decision, bank_movements, statement, statement_period, evidence.
   std::string insert;

@@ -59,7 +59,7 @@ std::string JsonReport(const LedgerSpec& spec, const ReconcileResult& r, const R
   }
   json out{{"ledger", spec.table},
            {"key_columns", spec.key_columns},
-           {"dialect", std::string(DialectName(ctx.dialect))},
+           {"dialect", ctx.dialect},
            {"mode", ctx.apply ? "apply" : "dry_run"},
            {"applied", r.applied},
            {"at", ctx.format_time(ctx.at_ms)},

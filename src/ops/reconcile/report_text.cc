@@ -70,7 +70,7 @@ std::string MismatchLine(const LedgerSpec& spec, const Mismatch& m) {
 
 std::string TextReport(const LedgerSpec& spec, const ReconcileResult& r, const ReportContext& ctx) {
   const Findings& f = r.findings;
-  std::string out = "Reconciliation of " + Describe(spec) + " on " + std::string(DialectName(ctx.dialect)) + "\n";
+  std::string out = "Reconciliation of " + Describe(spec) + " on " + ctx.dialect + "\n";
   out += "Read " + Plural(f.entries, "ledger entry", "ledger entries") + " (" +
          Plural(f.reversals, "reversal", "reversals") + ")";
   out += ctx.statement.empty() ? "; no bank statement given\n"

@@ -1,5 +1,6 @@
 #include "store/mysql/my_claim.h"
 
+#include "store/dialects.h"
 #include "store/record_sql.h"
 
 namespace idem::mysql {
@@ -39,7 +40,7 @@ std::vector<Value> ClaimInsertParams(std::string_view group, std::span<const Cla
 }
 
 std::string LockExistingSql(size_t keys) {
-  return "SELECT " + record_sql::RecordColumns(Dialect::kMySql) +
+  return "SELECT " + record_sql::RecordColumns(MysqlDialect()) +
          " FROM idem_records WHERE consumer_group = ? AND `key` IN (" + Markers(keys) + ") ORDER BY `key` FOR UPDATE";
 }
 

@@ -5,6 +5,8 @@
 #include "core/record_row.h"
 #include "store/column_kind.h"
 #include "store/mysql/my_claim.h"
+#include "store/dialects.h"
+#include "store/record_sql.h"
 #include "store/set_shape.h"
 #include "store/sql_store_tx.h"
 
@@ -20,7 +22,7 @@ class Tx final : public SqlStoreTx {
   Status Savepoint(std::string_view name) override { return Command("SAVEPOINT ", name); }
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
   Status Release(std::string_view name) override { return Command("RELEASE SAVEPOINT ", name); }
-  idem::Dialect Dialect() const override { return idem::Dialect::kMySql; }
+  const SqlDialect& Dialect() const override { return MysqlDialect(); }
 
   Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
     auto rows = Query(

@@ -4,6 +4,7 @@
 
 #include "core/record_row.h"
 #include "store/column_kind.h"
+#include "store/dialects.h"
 #include "store/postgres/pg_record_statements.h"
 #include "store/postgres/pg_values.h"
 #include "store/sql_store_tx.h"
@@ -77,7 +78,7 @@ class Tx final : public SqlStoreTx {
   Status Savepoint(std::string_view name) override { return Defer("SAVEPOINT ", name); }
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
   Status Release(std::string_view name) override { return Defer("RELEASE SAVEPOINT ", name); }
-  idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
+  const SqlDialect& Dialect() const override { return PostgresDialect(); }
 
   // The table an unquoted name resolves to: folded to lower case, in the first
   // schema of the search_path that has it.

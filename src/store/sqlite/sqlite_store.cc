@@ -13,7 +13,9 @@
 #include "idem/store.h"
 #include "store/column_kind.h"
 #include "idem/store_access.h"
+#include "store/dialects.h"
 #include "store/record_sql.h"
+#include "store/schema/schema.h"
 #include "store/sqlite/sqlite_db.h"
 
 namespace idem {
@@ -70,7 +72,7 @@ class SqliteTx final : public StoreTx {
     return db_->Exec("ROLLBACK TO " + std::string(name), {}).status();
   }
   Status Release(std::string_view name) override { return db_->Exec("RELEASE " + std::string(name), {}).status(); }
-  idem::Dialect Dialect() const override { return idem::Dialect::kSqlite; }
+  const SqlDialect& Dialect() const override { return SqliteDialect(); }
 
   // pragma_table_info as a table-valued function takes the name as a bound
   // parameter (the PRAGMA statement would need it spliced into the text).
@@ -283,12 +285,21 @@ class SqliteStore final : public Store {
  public:
   explicit SqliteStore(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
 
-  Status Init() {
+  // BEGIN IMMEDIATE is the schema lock: a second process waits for the first's migration.
+  Result<SchemaReport> MigrateSchema() override {
     auto tx = Begin();
     if (!tx.ok()) return tx.status();
-    IDEM_RETURN_IF_ERROR(db_->ExecScript(record_sql::SchemaDdl(idem::Dialect::kSqlite)));
-    IDEM_RETURN_IF_ERROR(record_sql::CheckSchemaVersion(**tx));
-    return (*tx)->Commit();
+    auto done = schema::Migrate(**tx, [&](std::string_view sql) { return db_->ExecScript(sql); });
+    if (!done.ok()) return done.status();
+    IDEM_RETURN_IF_ERROR((*tx)->Commit());
+    return done;
+  }
+
+  // In a deferred (read) transaction: a check neither writes nor waits for a writer's lock.
+  Result<SchemaReport> CheckSchema() override {
+    IDEM_RETURN_IF_ERROR(db_->Begin(/*immediate=*/false));
+    SqliteTx tx(db_.get());
+    return schema::Inspect(tx);
   }
 
   // For an open without create: reads the catalog in a deferred (read)
@@ -306,7 +317,7 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<Record>> ReadRecord(std::string_view group, std::string_view key) override {
-    auto rows = db_->Query(record_sql::ReadRecordSql(idem::Dialect::kSqlite), {std::string(group), std::string(key)});
+    auto rows = db_->Query(record_sql::ReadRecordSql(SqliteDialect()), {std::string(group), std::string(key)});
     if (!rows.ok()) return rows.status();
     if (rows->empty()) return std::optional<Record>();
     return std::optional<Record>(RecordFromRow((*rows)[0]));
@@ -330,7 +341,7 @@ class SqliteStore final : public Store {
     return db_->Commit();
   }
 
-  idem::Dialect Dialect() const override { return idem::Dialect::kSqlite; }
+  const SqlDialect& Dialect() const override { return SqliteDialect(); }
 
  private:
   std::unique_ptr<sqlite::Db> db_;
@@ -357,7 +368,8 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, const Sq
   auto db = sqlite::Db::Open(path, o);
   if (!db.ok()) return db.status();
   auto store = std::make_unique<SqliteStore>(std::move(*db));
-  IDEM_RETURN_IF_ERROR(create ? store->Init() : store->RequireIdemStore());
+  IDEM_RETURN_IF_ERROR(
+      schema::ApplyStoreAccess(*store, access, [&] { return store->RequireIdemStore(); }, "the SQLite store '" + path + "'"));
   return std::unique_ptr<Store>(std::move(store));
 }
 
