@@ -33,9 +33,10 @@
 namespace idem::demo::detail {
 namespace {
 
-// A short session timeout: every rebalance (A2's crashes, A3's stall, A5)
-// waits for it on the mock cluster.
-constexpr int64_t kKafkaSessionTimeoutMs = 6'000;
+// A short session timeout: every rebalance (A3's stalls, A5's revocations)
+// waits session_timeout_ms - 1000 on the mock cluster. It must still outlast
+// the mock's 3 s wait at a group's first join, or the members time out in it.
+constexpr int64_t kKafkaSessionTimeoutMs = 4'000;
 // How long a partition can sit unread while it changes hands: a rebalance round
 // takes up to a session timeout, cooperative-sticky needs two rounds, and the
 // member that stalled or crashed rejoins with two more.
@@ -48,9 +49,11 @@ constexpr int64_t kKafkaTakeoverMs = 4 * kKafkaSessionTimeoutMs;
 // (the default ladder's 11.5 min against a 45 s session timeout); here the
 // ladder runs `speedup` times faster than the session timeout, so its last
 // retry is stretched until the ladder spans a takeover in real time, as an
-// operator would size it.
-RetryPolicy KafkaRetryPolicy(int64_t speedup) {
+// operator would size it. A run without hand-overs has no takeover to outlast
+// (a crashed static member keeps its partitions), and keeps the ladder.
+RetryPolicy KafkaRetryPolicy(int64_t speedup, bool hands_over) {
   RetryPolicy p;
+  if (!hands_over) return p;
   const int64_t needed = kKafkaTakeoverMs * speedup;
   const int64_t window = p.RetryWindowMs();
   if (window >= needed || p.max_attempts < 2) return p;
@@ -61,7 +64,12 @@ RetryPolicy KafkaRetryPolicy(int64_t speedup) {
 
 // kafka://SERVERS[/…][?…] → kafka://SERVERS/RUN?group=RUN&retry_delays_ms=WAITS&…:
 // the run's own topic and group, whatever topic the user's URL names.
-std::string KafkaRunUrl(const std::string& url, const std::string& run, const std::string& waits) {
+// A consumer that stalls or is revoked must hand its partitions to the others,
+// which a static member does not do (it keeps them until its session times
+// out), so runs with such faults have dynamic members; a crashed consumer
+// comes back as a static member does, with its own partitions and no rebalance.
+std::string KafkaRunUrl(const std::string& url, const std::string& run, const std::string& waits,
+                        bool hands_over) {
   const size_t servers_end = url.find_first_of("/?", 8);
   const size_t query = url.find('?');
   std::string topic = run;
@@ -69,6 +77,7 @@ std::string KafkaRunUrl(const std::string& url, const std::string& run, const st
     if (!(isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
   return url.substr(0, servers_end) + "/" + topic + "?group=" + topic + "&retry_delays_ms=" + waits +
          "&session_timeout_ms=" + std::to_string(kKafkaSessionTimeoutMs) + "&commit_interval_ms=100" +
+         "&static_membership=" + (hands_over ? "false" : "true") +
          (query == std::string::npos ? "" : "&" + url.substr(query + 1));
 }
 
@@ -115,6 +124,10 @@ class BrokerRun final : public ConsumerTurns {
     return st.ok() && st->ready == 0 && st->delayed == 0;
   }
   bool OnKafka() const { return o_.broker_url.rfind("kafka://", 0) == 0; }
+  // Whether a fault of the run makes a consumer hand what it holds to the others.
+  bool HandsOver() const {
+    return !w_.faults.Strikes(Fault::kSlowHandler).empty() || !w_.faults.Strikes(Fault::kRebalance).empty();
+  }
   Status CheckDeadline(const std::string& what) const {
     if (Env::Default()->MonotonicMicros() <= deadline_us_) return Status::OK();
     return Status::Permanent(what + ": " + std::to_string(count_.outstanding()) +
@@ -144,10 +157,10 @@ class BrokerRun final : public ConsumerTurns {
 std::string BrokerRun::RunUrl() const {
   const std::string& url = o_.broker_url;
   std::string waits;
-  for (int64_t ms : (OnKafka() ? KafkaRetryPolicy(clock_.speedup()) : RetryPolicy{}).ladder_ms)
+  for (int64_t ms : (OnKafka() ? KafkaRetryPolicy(clock_.speedup(), HandsOver()) : RetryPolicy{}).ladder_ms)
     waits += (waits.empty() ? "" : ",") + std::to_string(clock_.ToRealMs(ms));
   const std::string name = o_.schema.empty() ? "idem_demo" : o_.schema;
-  if (url.rfind("kafka://", 0) == 0) return KafkaRunUrl(url, name + "." + run_id_, waits);
+  if (url.rfind("kafka://", 0) == 0) return KafkaRunUrl(url, name + "." + run_id_, waits, HandsOver());
   if (url.rfind("amqp://", 0) != 0) return url;
   return url + (url.find('?') == std::string::npos ? "?" : "&") + "queue=" + name + "." + run_id_ +
          "&prefetch=" + std::to_string(o_.batch_size) + "&known_wait_ms=" + waits +
@@ -164,7 +177,7 @@ Status BrokerRun::AddConsumers() {
   parts.faults = &faults_;
   parts.log = &log_;
   parts.run_id = run_id_;
-  if (OnKafka()) parts.retry = KafkaRetryPolicy(clock_.speedup());
+  if (OnKafka()) parts.retry = KafkaRetryPolicy(clock_.speedup(), HandsOver());
   for (size_t i = 0; i < w_.consumers; ++i) {
     auto broker = Connect();
     if (!broker.ok()) return broker.status();

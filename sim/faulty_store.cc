@@ -26,7 +26,7 @@ class FaultyTx final : public StoreTx {
   Status Savepoint(std::string_view n) override { return life_->crashed ? Dead() : inner_->Savepoint(n); }
   Status RollbackTo(std::string_view n) override { return life_->crashed ? Dead() : inner_->RollbackTo(n); }
   Status Release(std::string_view n) override { return life_->crashed ? Dead() : inner_->Release(n); }
-  idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  const SqlDialect& Dialect() const override { return inner_->Dialect(); }
   Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
     if (life_->crashed) return Dead();
     return inner_->DescribeTable(table);
@@ -38,15 +38,9 @@ class FaultyTx final : public StoreTx {
     if (dice_->Roll(Fault::kDeadlockVictim)) return DeadlockVictim("the batch claim");
     return inner_->Claim(group, reqs, now, lease);
   }
-  Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now, int64_t lease) override {
-    return life_->crashed ? Dead() : inner_->TakeOver(group, req, now, lease);
-  }
-  Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now) override {
+  Status WriteRecords(std::string_view group, std::span<const RecordWrite> writes, int64_t now) override {
     if (life_->crashed || life_->CrashAt(CrashPoint::kInTransaction)) return Dead();
-    return inner_->Complete(group, completions, now);
-  }
-  Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now) override {
-    return life_->crashed ? Dead() : inner_->NoteDuplicate(group, key, now);
+    return inner_->WriteRecords(group, writes, now);
   }
 
   Status Commit() override {

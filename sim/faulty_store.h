@@ -24,7 +24,9 @@ class FaultyStore final : public Store {
     return inner_->SweepRecords(older_than_ms, max_rows);
   }
   Status ExecScript(std::string_view sql) override { return inner_->ExecScript(sql); }
-  idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  Result<SchemaReport> CheckSchema() override { return inner_->CheckSchema(); }
+  Result<SchemaReport> MigrateSchema() override { return inner_->MigrateSchema(); }
+  const SqlDialect& Dialect() const override { return inner_->Dialect(); }
 
  private:
   Status Available();

@@ -81,7 +81,10 @@ void AddConsoleCommand(CLI::App& app) {
   cmd->add_option("--listen", a->listen, "HOST:PORT, instead of [service] http_listen (port 0: any free one)");
   auto* hash = cmd->add_subcommand("hash-secret",
                                    "Read a secret on standard input and print its secret_hash for [[console.operator]]\n"
-                                   "(PBKDF2-HMAC-SHA256, salted). Example: idem console hash-secret < secret.txt");
+                                   "(PBKDF2-HMAC-SHA256, salted). The secret must be at least " +
+                                       std::to_string(console::kMinSecretBytes) +
+                                       " bytes and not blank\n(exit 2 otherwise). Example: idem console hash-secret < "
+                                       "secret.txt");
   hash->callback(HashSecretFromStdin);
   cmd->callback([a, hash] {
     if (hash->parsed()) return;

@@ -6,11 +6,13 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "cli_checks.h"
 #include "cli_util.h"
 #include "demo_report.h"
+#include "service/json_log.h"
 #ifdef IDEM_WITH_REDIS
 #include "idem/redis_filter.h"
 #endif
@@ -130,6 +132,11 @@ void Run(const DemoArgs& a) {
     if (!known) throw CliError("unknown scenario '" + id + "'; the scenarios are 001, A1, A2, A3, A4, A5, A6", 2);
   }
   RunFolder folder(a.keep);
+  // The broker adapters' own lines (Kafka's rebalances, librdkafka's errors)
+  // go to a JSON log in the run folder, not between the progress lines.
+  std::ofstream adapter_log_file(fs::path(folder.path()) / "adapters.jsonl");
+  service::JsonLog adapter_log(&adapter_log_file, Env::Default());
+  const service::BackendLogRoute adapter_route(&adapter_log);
   DemoSummary summary;
   summary.seed = a.seed;
   summary.messages = a.messages;
@@ -212,6 +219,8 @@ void AddDemoCommand(CLI::App& app) {
       "  regressed states     orders whose state is behind where their events lead\n"
       "  legit blocked        legitimate events (e.g. a second payment with a new id) without their effect\n"
       "  msg/s                deliveries per second of real time while consuming (idle polling left out)\n\n"
+      "The broker adapters' own log lines (Kafka rebalances, librdkafka errors) go to adapters.jsonl in the\n"
+      "run folder (see --keep), one JSON object per line.\n"
       "Exit status: 0 when idem shows no damage and blocks nothing; 1 otherwise; 2 for bad usage.\n"
       "Examples:\n"
       "  idem demo\n"

@@ -16,7 +16,7 @@
 #include "terminal_text.h"
 #include "service/config.h"
 #include "store/dead_letter_table.h"
-#include "store/record_sql.h"
+#include "store/schema/schema.h"
 
 namespace idem::cli {
 namespace {
@@ -189,7 +189,7 @@ void ListKeptInStore(const DlqArgs& a, const std::string& store_url) {
   // A store idem run has not opened since an upgrade has no idem_dead_letters yet: nothing kept.
   auto tx = (*store)->Begin();
   if (!tx.ok()) throw CliError("cannot read the store '" + RedactUrl(store_url) + "': " + tx.status().ToString());
-  auto kept = record_sql::HasTable(**tx, "idem_dead_letters");
+  auto kept = schema::HasTable(**tx, "idem_dead_letters");
   (*tx)->Rollback();
   if (kept.ok() && !*kept) return;
   auto list = store_dead_letters::List(**store, a.limit, a.after);
@@ -227,20 +227,6 @@ std::vector<int64_t> Targets(const DlqArgs& a, const char* verb) {
   return {unique.begin(), unique.end()};
 }
 
-// Every id must name a dead letter before anything is moved: a typo must not
-// replay or purge the others and then fail halfway.
-void RequireAllExist(DeadLetters& q, const DlqArgs& a, const std::vector<int64_t>& ids, const char* nothing_done) {
-  std::string missing;
-  for (int64_t id : ids) {
-    auto d = q.Get(id);
-    if (!d.ok()) throw CliError("cannot read dead letter " + std::to_string(id) + ": " + d.status().ToString());
-    if (!d->has_value()) missing += (missing.empty() ? "" : ", ") + std::to_string(id);
-  }
-  if (!missing.empty())
-    throw CliError("no dead letter with id " + missing + ": " + nothing_done + " (see: idem dlq list --broker " +
-                   RedactUrl(a.queue) + ")");
-}
-
 json ChangeJson(const char* verb, int64_t n, const DlqArgs& a, const std::vector<int64_t>& ids) {
   json j{{verb, n}, {"all", a.all}};
   json id_list = json::array();
@@ -272,9 +258,10 @@ int64_t ApplyChange(DlqArgs& a, console::DeadLetterAction action, const std::vec
   std::unique_ptr<Store> store = OpenAuditStoreOrDie(r, verb);
   auto audit = console::AuditLog::Open(store.get());
   if (!audit.ok()) throw CliError(audit.status().message());
-  const std::string nothing = action == console::DeadLetterAction::kReplay ? "nothing was replayed" : "nothing was purged";
-  RequireAllExist(dead, a, ids, nothing.c_str());
+  // An id that names no dead letter changes nothing (ApplyAudited checks them all first).
   auto n = console::ApplyAudited(dead, *audit, *who, {action, ids, RedactUrl(a.queue)}, Env::Default());
+  if (!n.ok() && n.status().IsNotFound())
+    throw CliError(n.status().message() + " (see: idem dlq list --broker " + RedactUrl(a.queue) + ")");
   if (!n.ok()) throw CliError(std::string(verb) + " failed: " + n.status().ToString());
   return *n;
 }

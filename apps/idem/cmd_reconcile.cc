@@ -27,7 +27,8 @@ constexpr const char* kExitCodes =
     "Exit status of reconcile (for a daily job to alert on):\n"
     "  0 clean: no duplicate, conflict or mismatch left (copies reversed before count as clean)\n"
     "  1 findings need a person: duplicates not applied (a dry run), conflicting entries,\n"
-    "    statement mismatches, or copies held because the bank charged them too\n"
+    "    statement mismatches, copies this run held because the bank charged them too, or\n"
+    "    copies outside the statement's period that it does not show (not covered)\n"
     "  2 usage error: bad option or ledger description, or --apply refused the operator\n"
     "    (IDEM_OPERATOR with a wrong secret, read-only, or without --config); nothing was read\n"
     "  3 repaired: --apply reversed duplicates and nothing else is left; tell the account owners\n"
@@ -39,10 +40,11 @@ constexpr const char* kExitCodes =
 struct Args {
   std::string store, ledger_file, statement, metrics_file, config, reason;
   std::string table, key_columns, amount_column, account_column, time_column, copy_columns;
-  std::string balance_table, balance_key_column, balance_column, bank_sign, audit_table, since, until;
+  std::string balance_table, balance_key_column, balance_column, bank_sign, audit_table, decisions_table, since, until;
   std::string amount_unit;
-  std::vector<std::string> where;
+  std::vector<std::string> where, release_holds;
   int amount_decimals = -1;
+  int match_window_hours = 72;
   bool apply = false, json = false;
 };
 
@@ -84,6 +86,7 @@ LedgerSpec SpecOrDie(Args& a) {
   set(a.balance_key_column, s.balance_key_column);
   set(a.balance_column, s.balance_column);
   set(a.audit_table, s.audit_table);
+  set(a.decisions_table, s.decisions_table);
   if (a.amount_decimals >= 0) s.amount_decimals = a.amount_decimals;
   if (!a.amount_unit.empty()) s.amount_unit = a.amount_unit == "major" ? AmountUnit::kMajor : AmountUnit::kMinor;
   if (!a.bank_sign.empty()) s.bank_sign = a.bank_sign == "opposite" ? BankSign::kOpposite : BankSign::kSame;
@@ -152,6 +155,8 @@ void Run(Args a) {
   const int64_t started_us = env->MonotonicMicros();
   const LedgerSpec spec = SpecOrDie(a);
   const Period period = PeriodOrDie(a);
+  if (!a.release_holds.empty() && !a.apply)
+    throw CliError("--release-hold needs --apply: a release is a decision, written with who made it", 2);
   const Actor actor = a.apply ? ActorOrDie(a, env->NowMs()) : Actor{};
   if (!period.IsAll() && spec.time_column.empty())
     throw CliError("--since and --until need the ledger's time column (--time-column or ledger.time_column)", 2);
@@ -178,21 +183,27 @@ void Run(Args a) {
     throw;
   }
 
-  ReconcileOptions options;
-  options.statement = a.statement.empty() ? nullptr : &statement;
-  options.statement_period = period;
-  options.apply = a.apply;
-  options.actor = actor;
-  auto result = Reconcile(*store, spec, options);
-  write_metrics(result.ok() ? &*result : nullptr);
-  if (!result.ok()) throw CliError("reconcile failed: " + result.status().ToString(), kExitFailed);
-
   std::string period_text;
   if (!period.IsAll())
     period_text = (a.since.empty() ? std::string("the start") : FormatTimeMs(period.from_ms)) + " to " +
                   (a.until.empty() ? std::string("now") : FormatTimeMs(period.until_ms));
+  ReconcileOptions options;
+  options.statement = a.statement.empty() ? nullptr : &statement;
+  options.statement_period = period;
+  options.match_window_ms = int64_t{a.match_window_hours} * 3'600'000;
+  options.source = {a.statement, period_text};
+  options.release_holds = a.release_holds;
+  options.apply = a.apply;
+  options.actor = actor;
+  auto result = Reconcile(*store, spec, options);
+  if (result.ok() && !result->unknown_releases.empty())
+    throw CliError("--release-hold " + result->unknown_releases.front() + ": no copy of that key in " + spec.table +
+                       " is held by an earlier run (held copies show as 'held before'); nothing was changed",
+                   2);
+  write_metrics(result.ok() ? &*result : nullptr);
+  if (!result.ok()) throw CliError("reconcile failed: " + result.status().ToString(), kExitFailed);
   const ReportContext ctx{
-      store->Dialect(), a.statement,        period_text,          static_cast<int64_t>(statement.size()),
+      std::string(store->Dialect().Name()), a.statement,        period_text,          static_cast<int64_t>(statement.size()),
       a.apply,          options.actor.name, options.actor.now_ms, FormatTimeMs};
   std::cout << (a.json ? JsonReport(spec, *result, ctx) : TextReport(spec, *result, ctx)) << std::flush;
   const ExitCode code = ExitCodeFor(*result);
@@ -228,7 +239,15 @@ void AddReconcileCommand(CLI::App& app) {
                   "The statement's period starts here (2026-09-28, 2026-09-28T00:00:00+08:00 or ms):\n"
                   "only ledger entries from then on are compared with it");
   cmd->add_option("--until", a->until, "The statement's period ends here (excluded)");
-  cmd->add_flag("--apply", a->apply, "Write the reversals (default: a dry run that changes nothing)");
+  cmd->add_option("--match-window-hours", a->match_window_hours,
+                  "How far apart a bank movement and its ledger copy may be (default 72): a movement\n"
+                  "the bank books a day late still matches its copy")
+      ->transform(IntegerIn(0, 24 * 366));
+  cmd->add_flag("--apply", a->apply,
+                "Write the reversals and record each decision (default: a dry run that changes nothing)");
+  cmd->add_option("--release-hold", a->release_holds,
+                  "KEY (its first key column, or all columns as P1/PAY_DEDUCT): a person decides that the\n"
+                  "copies an earlier run held are judged again; needs --apply, recorded with who (repeatable)");
   cmd->add_option("--config", a->config,
                   "The configuration idem run reads: with --apply, IDEM_OPERATOR names one of its\n"
                   "[[console.operator]] tables and IDEM_OPERATOR_SECRET must match its secret_hash;\n"
@@ -262,6 +281,9 @@ void AddReconcileCommand(CLI::App& app) {
       ->check(CLI::IsMember({"same", "opposite"}))
       ->group(g);
   cmd->add_option("--audit-table", a->audit_table, "Audit table (default idem_reconcile_audit)")->group(g);
+  cmd->add_option("--decisions-table", a->decisions_table,
+                  "Where --apply records what it decided per copy (default idem_reconcile_decisions)")
+      ->group(g);
   cmd->callback([a] { Run(*a); });
 }
 

@@ -25,5 +25,6 @@ void AddRunCommand(CLI::App& app);
 void AddRecordsCommand(CLI::App& app);
 void AddOutboxCommand(CLI::App& app);
 void AddConsoleCommand(CLI::App& app);
+void AddSchemaCommand(CLI::App& app);
 
 }  // namespace idem::cli

@@ -5,7 +5,9 @@
 // (104, 106, 109, …) are folded into 2, and no exception escapes main.
 #include <iostream>
 
+#include "build_commit.h"
 #include "commands.h"
+#include "connect/known_schemes.h"
 #include "terminal_text.h"
 
 #ifndef IDEM_VERSION
@@ -13,6 +15,15 @@
 #endif
 
 namespace {
+
+// "idem 0.1.0 (commit 1a2b3c4d5e6f, backends: sqlite postgres redis)": the
+// version of the library and the tool, the commit it was built from, and the
+// backends this binary can open (what it links, read from the wiring tables).
+std::string VersionLine() {
+  std::string backends;
+  for (const std::string& name : idem::connect::LinkedComponents()) backends += (backends.empty() ? "" : " ") + name;
+  return std::string("idem ") + IDEM_VERSION + " (commit " + IDEM_COMMIT + ", backends: " + backends + ")";
+}
 
 constexpr const char* kFooter =
     "Exit status: 0 success; 1 the operation failed (the message says why and what to do);\n"
@@ -32,7 +43,7 @@ int Run(int argc, char** argv) {
       "             idem <command> --help"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every command");
-  app.set_version_flag("--version", std::string("idem ") + IDEM_VERSION, "Print the version and exit");
+  app.set_version_flag("--version", VersionLine(), "Print the version, the commit and the backends built in, and exit");
   idem::cli::AddPublishCommand(app);
   idem::cli::AddQueueCommand(app);
   idem::cli::AddDlqCommand(app);
@@ -42,6 +53,7 @@ int Run(int argc, char** argv) {
   idem::cli::AddReconcileCommand(app);
   idem::cli::AddRunCommand(app);
   idem::cli::AddRecordsCommand(app);
+  idem::cli::AddSchemaCommand(app);
   idem::cli::AddOutboxCommand(app);
   idem::cli::AddConsoleCommand(app);
   SetFooterEverywhere(&app);

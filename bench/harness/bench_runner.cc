@@ -170,25 +170,15 @@ Result<std::vector<StoreTarget>> CheckTargets(const BenchOptions& options) {
     auto j = RunInChild([&]() -> nlohmann::json {
       auto store = OpenStore(t.url, Env::Default());
       if (!store.ok()) return {{"error", "cannot open --store (" + t.label + "): " + store.status().ToString()}};
-      std::string durability = std::string(DialectName((*store)->Dialect()));
-      if ((*store)->Dialect() == Dialect::kPostgres) {
+      const SqlDialect& dialect = (*store)->Dialect();
+      std::string durability = std::string(dialect.Name());
+      // MySQL: innodb_flush_log_at_trx_commit 1 flushes the redo log at every commit; 0 and 2 leave it to a timer.
+      if (!dialect.DurabilitySettingsQuery().empty()) {
         auto tx = (*store)->Begin();
         if (tx.ok()) {
-          for (const char* setting : {"fsync", "synchronous_commit"}) {
-            auto rows = (*tx)->Query(std::string("SHOW ") + setting, {});
-            if (rows.ok() && !rows->empty()) durability += std::string(", ") + setting + "=" + AsText((*rows)[0][0]);
-          }
-          (*tx)->Rollback();
-        }
-      }
-      if ((*store)->Dialect() == Dialect::kMySql) {
-        // 1 flushes the redo log at every commit; 0 and 2 leave it to a timer.
-        auto tx = (*store)->Begin();
-        if (tx.ok()) {
-          auto rows = (*tx)->Query("SELECT @@innodb_flush_log_at_trx_commit, @@log_bin", {});
-          if (rows.ok() && !rows->empty())
-            durability += ", innodb_flush_log_at_trx_commit=" + AsText((*rows)[0][0]) +
-                          ", log_bin=" + AsText((*rows)[0][1]);
+          auto rows = (*tx)->Query(dialect.DurabilitySettingsQuery(), {});
+          if (rows.ok())
+            for (const Row& r : *rows) durability += ", " + AsText(r[0]) + "=" + AsText(r[1]);
           (*tx)->Rollback();
         }
       }

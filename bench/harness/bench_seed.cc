@@ -98,7 +98,7 @@ Status SeedHistory(Store& store, const SeedPlan& plan) {
   Status derive_error;
   IDEM_RETURN_IF_ERROR(InsertRows(
       store, "idem_records",
-      {"consumer_group", std::string(record_sql::KeyColumn(store.Dialect())), "status", "fingerprint", "message_id", "attempts", "duplicates", "lease_until_ms",
+      {"consumer_group", record_sql::KeyColumn(store.Dialect()), "status", "fingerprint", "message_id", "attempts", "duplicates", "lease_until_ms",
        "first_seen_ms", "last_seen_ms", "last_error", "result_summary"},
       0, n, [&](int64_t i, std::vector<Value>& row) {
         Message m;
@@ -141,7 +141,8 @@ Status SeedStore(Store& store, const SeedPlan& plan) {
   // analyses it); one filled a second ago has none, and the planner may then
   // scan a million records for every claim. SQLite has no automatic ANALYZE, so
   // its tables are measured as most deployments leave them: without.
-  if (store.Dialect() == Dialect::kPostgres) IDEM_RETURN_IF_ERROR(store.ExecScript("ANALYZE"));
+  if (!store.Dialect().RefreshStatistics().empty())
+    IDEM_RETURN_IF_ERROR(store.ExecScript(store.Dialect().RefreshStatistics()));
   return Status::OK();
 }
 

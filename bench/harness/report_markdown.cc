@@ -399,7 +399,7 @@ void Overhead(std::ostringstream& md, const BenchOutcome& b) {
        << " | " << Fixed(r.cpu_system_s * 1e6 / n, 1) << " | " << JournalKiB(r) << " |\n";
   }
   md << "\nThe ceiling pays nothing for a copy (its oracle skips it before the database); idem must find every copy "
-        "— in the batch, or through its record — and counts it on that record (`NoteDuplicate`: an UPDATE of an "
+        "— in the batch, or through its record — and counts it on that record (a touch among the batch's record writes: an UPDATE of an "
         "older row, which also moves its entry in the `last_seen_ms` index). The *no-copies* pair shows what the "
         "records cost on their own. Wall time above CPU time is waiting: for fsync, and on a server store for the "
         "round trip of every statement (the payments handler issues about a dozen a message, savepoints "

@@ -5,8 +5,9 @@
 //   minimal_consumer q.db ledger.db
 //
 // Both arguments are URLs (a bare path is the embedded queue or a SQLite file;
-// amqp://… or postgresql://… when idem was built with those backends). It runs
-// until the queue is drained, or until SIGINT/SIGTERM once the batch in hand is settled.
+// amqp://… or postgresql://… when it links those components: IDEM_COMPONENTS
+// in CMakeLists.txt). It runs until the queue is drained, or until
+// SIGINT/SIGTERM once the batch in hand is settled.
 #include <csignal>
 #include <cstdio>
 

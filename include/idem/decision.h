@@ -1,5 +1,10 @@
 // Decisions: one structured record per message outcome, and the
 // in-process counters of the same.
+//
+// Thread safety: a Decision is a plain value. DecisionName and DecisionToJson
+// keep no state and may be called from any thread. DecisionCounters are atomic:
+// the pipeline's thread counts, and any thread (a metrics exporter) may read
+// them while it does.
 #pragma once
 
 #include <atomic>

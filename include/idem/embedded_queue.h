@@ -4,6 +4,12 @@
 // is not settled by then, it is handed out again with delivery_count + 1.
 // Delayed delivery, the retry tier and the terminal (dead-letter) queue live in
 // the same file. Several processes may publish to and consume from one file.
+//
+// Thread safety: an EmbeddedQueue is one SQLite connection (opened without
+// SQLite's own mutex): use it, as Broker, Source, Publisher and DeadLetters,
+// from one thread at a time. For more threads open one EmbeddedQueue each on
+// the same file: they take turns on its write lock (busy_timeout_ms) as
+// processes do, and a message leased to one is not handed to another.
 #pragma once
 
 #include <cstdint>

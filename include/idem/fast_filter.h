@@ -21,6 +21,10 @@
 // restored from a backup (or reset) must be paired with deleting the filter's
 // keys (their prefix), or copies of messages the restored database never saw
 // would be acknowledged as duplicates.
+//
+// Thread safety: a FastFilter is used by one thread at a time (the Redis filter
+// is one connection): give each pipeline its own. Several filters may share
+// one Redis; the markers are what keeps their workers apart.
 #pragma once
 
 #include <cstdint>

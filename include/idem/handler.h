@@ -1,5 +1,11 @@
 // Handlers: the business code that runs inside the guard's transaction.
 // User guide: docs/library.md (handlers), docs/keys-and-conflicts.md (KeySpec).
+//
+// Thread safety: a handler runs on the thread that drives its Pipeline, and its
+// HandlerContext (the message, the transaction, the payload) is valid only for
+// that call. A function registered with several pipelines on several threads
+// runs concurrently with itself: keep state it shares behind your own lock, or
+// in the database through ctx.tx.
 #pragma once
 
 #include <cstdint>

@@ -29,7 +29,7 @@
 //                     decimal text.
 //
 // Retry modes (retry_mode=):
-//   ordered (default)  a kRetry stays in place: its offset stays unsettled and
+//   ordered            a kRetry stays in place: its offset stays unsettled and
 //                      this member hands it out again after the Settlement's delay
 //                      (the pipeline's retry ladder); until it is settled for good
 //                      (applied, or dead-lettered once its attempts run out) the
@@ -47,13 +47,18 @@
 // committed every commit_interval_ms, when partitions are revoked and at close —
 // never past an unsettled message. A kRetry or kPark settles its message only
 // once the copy's delivery report (acks=all, idempotent producer) confirmed it.
-// Rebalances: eager (range, roundrobin) or cooperative-sticky (the default). On
+// Rebalances: eager (range, roundrobin) or cooperative-sticky (the default:
+// only the partitions that move are revoked, the others are consumed on through
+// the rebalance). Members are static by default (static_membership). On
 // revocation what is settled is committed, then the partitions go; when the
 // assignment is lost nothing is committed. Each assignment has a generation,
 // carried in every receipt: a late Settle of a message whose partition moved (or
 // was abandoned) is ignored, so it never commits over the new owner's progress.
-// Source::Abandon leaves the group (committing only what is settled), so the
-// partitions move to the other members; the next Poll rejoins.
+// Source::Abandon gives back every unsettled message. A static member keeps its
+// partitions and reads them again from the lowest unsettled offset (what its
+// restart under the same group.instance.id amounts to: no rebalance). A dynamic
+// member leaves the group (committing only what is settled), so its partitions
+// move to the other members; the next Poll rejoins.
 //
 // Limits: a log cannot delete one record. Replay appends a marker to the
 // dead-letter topic that hides the replayed entry from the console; Purge is
@@ -82,14 +87,24 @@ struct KafkaOptions {
 
   std::string group = "idem";                     // group=: consumer group id; default "idem"
   std::string assignor = "cooperative-sticky";    // assignor=: cooperative-sticky, range or roundrobin
+  // static_membership=: join as a static member (group.instance.id, KIP-345), so
+  // that a member restarted within session_timeout_ms gets its partitions back
+  // without a rebalance of the group; default true. The id is "<instance_id>-<N>",
+  // N the lowest member slot of the group free on this host (docs/brokers.md).
+  bool static_membership = true;
+  std::string instance_id;                        // instance_id=: prefix of the id; default this host's name
   int64_t session_timeout_ms = 45'000;            // session_timeout_ms=; default 45 s
   int64_t max_poll_interval_ms = 300'000;         // max_poll_interval_ms=; default 5 min
   int64_t commit_interval_ms = 1'000;             // commit_interval_ms=: settled offsets committed this often; default 1 s
   int64_t request_timeout_ms = 30'000;            // request_timeout_ms=: produce confirms, commits, metadata; default 30 s
-  size_t prefetch = 100;                          // prefetch=: messages librdkafka fetches ahead per partition; default 100
+  // prefetch=: messages librdkafka fetches ahead per partition. Default 100 for
+  // these options as given; through a URL (OpenBroker), the URL's prefetch= or
+  // else BrokerOptions::prefetch (default 300) replaces it.
+  size_t prefetch = 100;
   std::vector<int64_t> retry_delays_ms{30'000, 60'000, 300'000};  // retry_delays_ms=: the retry topic rungs
-  // retry_mode=ordered|retry_topics; default ordered (see "Retry modes" above).
-  RetryMode retry_mode = RetryMode::kOrdered;
+  // retry_mode=ordered|retry_topics; default retry_topics (see "Retry modes" above;
+  // a payments consumer asks for ordered).
+  RetryMode retry_mode = RetryMode::kRetryTopics;
   std::map<std::string, std::string> rdkafka;     // rdkafka.NAME=VALUE pass-through
   // false: create nothing and fail with NotFound when a main topic is missing
   // (for inspecting). Set from BrokerOptions::create_if_missing; not a URL parameter.

@@ -3,6 +3,9 @@
 // call BusinessKeyFromPayload to attach the same business key the consumer
 // will derive, and ValidateKey to check a key they chose themselves.
 // User guide: docs/keys-and-conflicts.md and docs/hostile-input.md.
+//
+// Thread safety: every function here keeps no state and may be called from any
+// thread at once.
 #pragma once
 
 #include <string>

@@ -1,5 +1,7 @@
 // Message: one delivery from a broker, as the pipeline and the handlers see it,
 // and the Receipt its Source settles it by.
+//
+// Thread safety: plain values; copy one to hand it to another thread.
 #pragma once
 
 #include <compare>

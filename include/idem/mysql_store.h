@@ -19,6 +19,7 @@
 #include "idem/env.h"
 #include "idem/status.h"
 #include "idem/store.h"
+#include "idem/store_access.h"
 
 namespace idem {
 
@@ -32,16 +33,15 @@ struct MysqlStoreOptions {
   // reconnect would drop it. Defaults: 3 attempts, 50 ms.
   int reconnect_attempts = 3;
   int64_t reconnect_backoff_ms = 50;
-  // true: the idem tables are created when missing. false: nothing is
-  // created; a database without them is NotFound ("… is not an idem store (no
-  // idem_records table)"). Default: true.
-  bool create_if_missing = true;
+  // What opening may create (idem/store_access.h): by default the idem
+  // tables are created when missing and migrated when old.
+  StoreAccess access = StoreAccess::kCreate;
 };
 
 // Opens a store. `url` is "mysql://USER:PASSWORD@HOST:PORT/DB" (or mariadb://;
 // user and password percent-encoded; port 3306 when left out; optional
 // "?connect_timeout=S"). Creates the idem tables in DB if they are missing
-// (unless options.create_if_missing is false).
+// (unless options.access says otherwise).
 Result<std::unique_ptr<Store>> OpenMysqlStore(const std::string& url, const MysqlStoreOptions& options, Env* env);
 
 }  // namespace idem

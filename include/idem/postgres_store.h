@@ -16,6 +16,7 @@
 #include "idem/env.h"
 #include "idem/status.h"
 #include "idem/store.h"
+#include "idem/store_access.h"
 
 namespace idem {
 
@@ -29,16 +30,15 @@ struct PostgresStoreOptions {
   // Unavailable status and the pipeline backs off. Defaults: 3 attempts, 50 ms.
   int reconnect_attempts = 3;
   int64_t reconnect_backoff_ms = 50;
-  // true: the idem tables are created when missing. false: nothing is
-  // created; a database without them is NotFound ("… is not an idem store (no
-  // idem_records table)"). Default: true.
-  bool create_if_missing = true;
+  // What opening may create (idem/store_access.h): by default the idem
+  // tables are created when missing and migrated when old.
+  StoreAccess access = StoreAccess::kCreate;
 };
 
 // Opens a store. `url` is a libpq connection string or URI
 // ("postgresql://user@host:port/db?options=-csearch_path%3Dmyschema"). Creates
 // the idem tables in the first schema of the search path if they are missing
-// (unless options.create_if_missing is false).
+// (unless options.access says otherwise).
 Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url, const PostgresStoreOptions& options,
                                                  Env* env);
 

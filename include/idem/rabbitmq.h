@@ -113,7 +113,10 @@ struct RabbitMqOptions {
   std::string exchange;        // default: same as queue
   std::string dead_queue;      // default: Q + ".dead"
 
-  size_t prefetch = 100;                 // basic.qos prefetch count; default 100
+  // basic.qos prefetch count, 1 to 65535. Default 100 for these options as
+  // given to OpenRabbitMqBroker(options, env); through a URL (OpenBroker), the
+  // URL's prefetch= or else BrokerOptions::prefetch (default 300) replaces it.
+  size_t prefetch = 100;
   int heartbeat_s = 30;                  // AMQP heartbeat; 0 disables; default 30 s
   int64_t connect_timeout_ms = 5'000;    // TCP connect + login; default 5 s
   int64_t rpc_timeout_ms = 30'000;       // any broker round trip, confirms included; default 30 s

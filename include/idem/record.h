@@ -1,4 +1,6 @@
 // The consumption record: the durable guard.
+//
+// Thread safety: a Record is a plain value, and the functions keep no state.
 #pragma once
 
 #include <cstdint>

@@ -1,10 +1,15 @@
 // The Redis fast filter: a FastFilter over one redis-server connection.
 //
-//   Mark:   per key, SET key PROCESSING NX PX lease then GET key, pipelined:
-//           one round trip per batch. SET answered OK → kNew; otherwise the GET
-//           says DONE → kDone, anything else → kInFlight.
-//   Finish: SET key DONE PX ttl for committed keys and one DEL for released
-//           ones, pipelined: one round trip.
+// Keys are key_prefix + the idempotency key; values carry the payload's
+// fingerprint: "P:<fingerprint>" while a worker processes the key,
+// "D:<fingerprint>" once its effects are committed.
+//   Mark:   per key, SET key "P:<fingerprint>" NX PX lease, then GET key, all
+//           pipelined: one round trip per batch. SET answered OK → kNew.
+//           Otherwise the GET decides: another fingerprint → kDifferentPayload
+//           (the database reports the conflict); "D:" with ours → kDone; "P:"
+//           with ours, or nothing (it expired in between) → kInFlight.
+//   Finish: SET key "D:<fingerprint>" PX ttl for committed keys and one DEL for
+//           the released ones, pipelined: one round trip.
 //
 // Redis is only a filter: losing its keys (eviction, expiry, restart, failover)
 // costs a database lookup, never a duplicate effect. Any failure —
@@ -14,7 +19,8 @@
 // fast until reconnect_backoff has passed, so an outage does not cost every
 // batch a connect timeout.
 //
-// Thread safety: one filter per pipeline (thread), like a Store.
+// Thread safety: one connection: one filter per pipeline (thread), like a
+// Store. OpenRedisFilter and PingRedis may be called from any thread.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,8 @@
 // Retry policy: classification, in-process retries, the delay-tier ladder and
 // the attempt cap that sends a message to the terminal queue.
+//
+// Thread safety: a RetryPolicy is a plain value; its const members keep no
+// state, so one policy may be read by several threads.
 #pragma once
 
 #include <cstdint>

@@ -10,6 +10,9 @@
 //     the victim of a deadlock or a serialization failure. Nothing is wrong with the
 //     work: roll the whole transaction back and run it again at once.
 // Everything else is permanent: retrying cannot help (bad payload, illegal state).
+//
+// Thread safety: plain values that own their message; a copy may go to any
+// thread.
 #pragma once
 
 #include <optional>

@@ -1,12 +1,17 @@
 // Store: the database that holds consumption records and the business data.
 //
 // One StoreTx is one local transaction. The pipeline claims the records of a
-// whole batch, runs each handler under its own savepoint, completes the records
-// and commits — so records and effects commit together.
+// whole batch, runs each handler under its own savepoint, writes the records'
+// changes as one list and commits — so records and effects commit together.
 //
 // Every backend (SQLite, PostgreSQL, …) passes the same conformance suite.
-// Thread safety: a Store may be shared by threads only if its backend says so;
-// a StoreTx belongs to one thread.
+// Thread safety: every Store idem opens is one database connection (SQLite's is
+// opened without SQLite's own mutex), so a Store and its StoreTx are used by
+// one thread at a time: open one Store per pipeline (thread), and another for
+// work on other threads (a sweeper task on the Env's thread). Many Stores may
+// share one database: on SQLite writers take turns on the file's lock
+// (busy_timeout_ms), on PostgreSQL and MySQL the records' claims and leases
+// keep workers apart.
 // User guide: docs/stores.md (each store, its URL and the record table).
 #pragma once
 
@@ -20,6 +25,7 @@
 
 #include "idem/env.h"
 #include "idem/record.h"
+#include "idem/schema.h"
 #include "idem/sql.h"
 #include "idem/status.h"
 
@@ -37,13 +43,33 @@ struct ClaimResult {
   Record existing;        // when !inserted: the record as it was (unchanged by Claim)
 };
 
-// How one handler execution ended, for StoreTx::Complete. The views must stay
-// valid for the call.
-struct Completion {
+// One change to a record at the end of a batch, for StoreTx::WriteRecords.
+// The views must stay valid for the call.
+struct RecordWrite {
+  enum class Kind {
+    kComplete,  // a handler ran: status, attempts + 1, error or summary stored, the lease over
+    kTouch,     // a copy of a finished message came: duplicates + 1, last_seen refreshed
+  };
   std::string_view key;
-  RecordStatus status = RecordStatus::kSucceeded;
-  std::string_view error;
-  std::string_view summary;
+  RecordStatus status = RecordStatus::kSucceeded;  // kComplete: SUCCEEDED, FAILED or RELEASED
+  std::string_view error;                          // kComplete
+  std::string_view summary;                        // kComplete
+  // kComplete of a record taken over (RELEASED, FAILED on replay, or PROCESSING
+  // with an expired lease): the message that ran, which the record names from
+  // now on. Empty keeps the record's message id (the one Claim wrote).
+  std::string_view message_id;
+  Kind kind = Kind::kComplete;
+
+  // A completion.
+  RecordWrite(std::string_view key, RecordStatus status, std::string_view error = {}, std::string_view summary = {},
+              std::string_view message_id = {})
+      : key(key), status(status), error(error), summary(summary), message_id(message_id) {}
+  // A touch.
+  static RecordWrite Touch(std::string_view key) {
+    RecordWrite w(key, RecordStatus::kSucceeded);
+    w.kind = Kind::kTouch;
+    return w;
+  }
 };
 
 // One column of a table, as the engine's catalogue describes it.
@@ -76,37 +102,29 @@ class StoreTx : public SqlTx {
 
   // Inserts a PROCESSING record with the given lease for every key that has none,
   // and reads the record of every key that has one, in as few statements as the
-  // engine allows. Existing records are not modified. Results are in request order.
-  // A store may write a new key's record later in the same transaction (SQLite
-  // writes it once, finished, at Complete — or as PROCESSING at Commit); others
-  // see the same outcome, but SQL run through this transaction between Claim and
-  // Complete may not find the row.
+  // engine allows. Existing records are not modified (a take-over is written
+  // with its completion, by WriteRecords). Results are in request order.
+  // PostgreSQL and MySQL insert the new rows here, so SQL run through this
+  // transaction finds them, PROCESSING. SQLite holds the write lock from BEGIN
+  // and writes a new key's row once, finished, at WriteRecords (as PROCESSING at
+  // Commit or at the next Claim if no write came): there, SQL run through this
+  // transaction between Claim and WriteRecords does not find a new key's row.
   // REQUIRES: keys within one call are distinct.
   virtual Result<std::vector<ClaimResult>> Claim(std::string_view group,
                                                  std::span<const ClaimRequest> requests,
                                                  int64_t now_ms, int64_t lease_until_ms) = 0;
 
-  // Takes over an existing record (RELEASED, FAILED on replay, or PROCESSING with
-  // an expired lease): it becomes PROCESSING with the new lease and message id.
-  virtual Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
-                          int64_t lease_until_ms) = 0;
-
-  // Records the end of the handler executions of a batch, in as few statements
-  // as the engine allows: each key's record gets its status (SUCCEEDED, FAILED or
-  // RELEASED), attempts incremented, error or summary stored. NotFound (naming a
-  // key) when a record is missing.
-  // REQUIRES: keys within one call are distinct and were claimed or taken over
-  // in this transaction.
-  virtual Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) = 0;
-  // A batch of one.
+  // Writes the batch's record changes — completions (take-overs folded in) and
+  // touches of copies — in as few statements as the engine allows. NotFound
+  // (naming a key) when a record is missing.
+  // REQUIRES: keys within one call are distinct.
+  virtual Status WriteRecords(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) = 0;
+  // A batch of one completion.
   Status Complete(std::string_view group, std::string_view key, RecordStatus status, std::string_view error,
                   std::string_view summary, int64_t now_ms) {
-    const Completion one{key, status, error, summary};
-    return Complete(group, std::span<const Completion>(&one, 1), now_ms);
+    const RecordWrite one{key, status, error, summary};
+    return WriteRecords(group, std::span<const RecordWrite>(&one, 1), now_ms);
   }
-
-  // Counts a duplicate copy and refreshes last_seen.
-  virtual Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) = 0;
 
   // Commits. On success the transaction is over. A Status with IsInDoubt() means
   // the outcome is unknown: re-read the records (Store::ReadRecord) before acting.
@@ -132,7 +150,15 @@ class Store {
   // Runs `sql` (DDL for business tables, e.g. the payments schema) in its own transaction.
   virtual Status ExecScript(std::string_view sql) = 0;
 
-  virtual idem::Dialect Dialect() const = 0;
+  // What this store holds of idem's own tables and what a migration would do
+  // (idem/schema.h), read from the catalogue: nothing is written.
+  virtual Result<SchemaReport> CheckSchema() = 0;
+  // Creates idem's missing tables and applies pending migrations, holding the
+  // store's schema lock, in one transaction where the engine allows DDL in one
+  // (SqlDialect::TransactionalDdl). Returns what was done (no steps: current).
+  virtual Result<SchemaReport> MigrateSchema() = 0;
+
+  virtual const SqlDialect& Dialect() const = 0;
 };
 
 struct SqliteStoreOptions {

@@ -3,6 +3,9 @@
 // readiness probe), which must never turn a wrong path into a new, empty store
 // that then reports healthy. OpenStore and OpenSqliteStore (idem/store.h)
 // create what is missing: they are the StoreAccess::kCreate of these.
+//
+// Thread safety: the functions may be called from any thread; the Store they
+// open follows the rules in idem/store.h.
 #pragma once
 
 #include <memory>
@@ -16,8 +19,8 @@ namespace idem {
 
 // What opening a store may create.
 enum class StoreAccess {
-  // A missing SQLite file and idem's missing tables (records, outbox) are
-  // created: what a consumer or the outbox relay does at start.
+  // A missing SQLite file and idem's missing tables are created, and pending
+  // schema migrations applied: what a consumer or the outbox relay does at start.
   kCreate,
   // Nothing is created or written while opening: no file, no table, no change
   // of the SQLite journal mode. Refused, with what to check:
@@ -27,6 +30,15 @@ enum class StoreAccess {
   // A store written by a newer idem is Permanent, as with kCreate. Statements
   // run later through the store may still write (records sweep deletes).
   kExisting,
+  // For a runtime without DDL rights (`create_schema = false` in `[store]`):
+  // nothing is created or written while opening, and idem's tables must be
+  // there at the current version (idem/schema.h); otherwise InvalidArgument
+  // naming what is missing and how to create it (`idem schema migrate`).
+  kCurrentSchema,
+  // For `idem schema check|migrate`: nothing is created, written or required
+  // while opening; the store is taken as it is (a missing SQLite file is still
+  // NotFound, and no file is created).
+  kAsIs,
 };
 
 // OpenStore(url, env) with the given access; the same URLs and errors.

@@ -5,6 +5,9 @@
 // forever, and the queue behind it would never move.
 // User guide: docs/retries-and-dlq.md (where each kind of message ends up),
 // docs/hostile-input.md (the limits).
+//
+// Thread safety: a sink writes through its pipeline's store, so it is called on
+// the thread that drives that pipeline (from inside Source::Settle) and no other.
 #pragma once
 
 #include <string>

@@ -1,14 +1,14 @@
 // The wiring tables of this build: every store, broker and fast-filter scheme
 // idem knows, each with the opener of its backend when the build has it.
 //
-// Backends register here explicitly, one entry each, under the IDEM_WITH_X
-// define their CMake option sets on this library (not through static
-// initialisers, which a static link drops when nothing else refers to them).
-// This library is the only one that links every backend; no backend links another.
+// Every scheme has its entry here; an optional backend's opener is the symbol
+// its own library defines (backend_openers.h), null when the program does not
+// link that library. No backend links another.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "connect/scheme_table.h"
 #include "idem/broker.h"
@@ -36,5 +36,10 @@ const SchemeTable<FastFilterOpener>& FastFilterSchemes();
 Status CheckStoreUrl(const std::string& url);
 Status CheckBrokerUrl(const std::string& url);
 Status CheckFastFilterUrl(const std::string& url);
+
+// The components whose backends this program links, in table order, each
+// once: "sqlite" (the SQLite store and the embedded queue) first, then
+// "postgres", "mysql", "rabbitmq", "kafka", "redis" as linked.
+std::vector<std::string> LinkedComponents();
 
 }  // namespace idem::connect

@@ -1,14 +1,11 @@
 // OpenBroker and the broker schemes.
+#include "connect/backend_openers.h"
 #include "connect/known_schemes.h"
 #include "idem/embedded_queue.h"
 #include "source/broker_url.h"
 
-#ifdef IDEM_WITH_RABBITMQ
-#include "idem/rabbitmq.h"
-#endif
-#ifdef IDEM_WITH_KAFKA
-#include "idem/kafka.h"
-#endif
+#pragma weak idem_open_rabbitmq_broker
+#pragma weak idem_open_kafka_broker
 
 namespace idem {
 namespace connect {
@@ -30,15 +27,6 @@ Result<BrokerUrl> ParseQueueUrl(const std::string& url) {
   return BrokerUrl{BrokerUrl::Kind::kEmbedded, std::move(path)};
 }
 
-// Ordered retries hold a key's later messages in the consumer, which only a
-// partitioned log lets it do; the queues retry through their delay tier.
-Status RefuseOrderedRetries(const BrokerOptions& options, const char* broker) {
-  if (options.retry_mode != RetryMode::kOrdered) return Status::OK();
-  return Status::InvalidArgument(std::string("retry_mode \"ordered\" needs a Kafka broker: ") + broker +
-                                 " retries through its delay tier, where a key's later messages can overtake a "
-                                 "retried one; leave retry_mode unset (or \"retry_topics\") for this broker");
-}
-
 Result<std::unique_ptr<Broker>> OpenQueueUrl(const std::string& url, const BrokerOptions& options, Env* env) {
   if (Status s = RefuseOrderedRetries(options, "the embedded queue"); !s.ok()) return s;
   auto parsed = ParseQueueUrl(url);
@@ -52,23 +40,6 @@ Result<std::unique_ptr<Broker>> OpenQueueUrl(const std::string& url, const Broke
   return std::unique_ptr<Broker>(std::move(*q));
 }
 
-#ifdef IDEM_WITH_RABBITMQ
-Result<std::unique_ptr<Broker>> OpenRabbitMqUrl(const std::string& url, const BrokerOptions& options, Env* env) {
-  if (Status s = RefuseOrderedRetries(options, "RabbitMQ"); !s.ok()) return s;
-  return OpenRabbitMqBroker(url, options, env);
-}
-#else
-constexpr BrokerOpener OpenRabbitMqUrl = nullptr;
-#endif
-
-#ifdef IDEM_WITH_KAFKA
-Result<std::unique_ptr<Broker>> OpenKafkaUrl(const std::string& url, const BrokerOptions& options, Env* env) {
-  return OpenKafkaBroker(url, options, env);
-}
-#else
-constexpr BrokerOpener OpenKafkaUrl = nullptr;
-#endif
-
 }  // namespace
 
 const SchemeTable<BrokerOpener>& BrokerSchemes() {
@@ -78,10 +49,10 @@ const SchemeTable<BrokerOpener>& BrokerSchemes() {
           {{{"queue:"}, "queue:PATH", "the embedded queue", "", true}, &OpenQueueUrl},
           {{{"amqp://", "amqps://"}, "amqp://USER:PASSWORD@HOST:PORT/VHOST?queue=NAME", "the RabbitMQ adapter",
             "IDEM_WITH_RABBITMQ"},
-           OpenRabbitMqUrl},
+           IDEM_LINKED_OPENER(idem_open_rabbitmq_broker)},
           {{{"kafka://"}, "kafka://HOST:PORT/TOPIC?group=G (or kafka://mock/TOPIC)", "the Kafka adapter",
             "IDEM_WITH_KAFKA"},
-           OpenKafkaUrl},
+           IDEM_LINKED_OPENER(idem_open_kafka_broker)},
       }};
   return table;
 }

@@ -1,33 +1,18 @@
 // OpenFastFilter and the fast-filter schemes.
+#include "connect/backend_openers.h"
 #include "connect/known_schemes.h"
 
-#ifdef IDEM_WITH_REDIS
-#include "idem/redis_filter.h"
-#endif
+#pragma weak idem_open_redis_filter
 
 namespace idem {
 namespace connect {
-namespace {
-
-#ifdef IDEM_WITH_REDIS
-Result<std::unique_ptr<FastFilter>> OpenRedisUrl(const std::string& url, const FastFilterUrlOptions& options,
-                                                 Env* env) {
-  RedisFilterOptions ro;
-  ro.key_prefix = options.key_prefix;
-  return OpenRedisFilter(url, ro, env);
-}
-#else
-constexpr FastFilterOpener OpenRedisUrl = nullptr;
-#endif
-
-}  // namespace
 
 const SchemeTable<FastFilterOpener>& FastFilterSchemes() {
   static const SchemeTable<FastFilterOpener> table{
       "fast filter",
       {
           {{{"redis://"}, "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]", "the Redis fast filter", "IDEM_WITH_REDIS"},
-           OpenRedisUrl},
+           IDEM_LINKED_OPENER(idem_open_redis_filter)},
       }};
   return table;
 }

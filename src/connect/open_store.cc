@@ -1,13 +1,11 @@
 // OpenStore and the store schemes.
+#include "connect/backend_openers.h"
 #include "connect/known_schemes.h"
+#include "store/dialects.h"
 #include "store/store_url.h"
 
-#ifdef IDEM_WITH_POSTGRES
-#include "idem/postgres_store.h"
-#endif
-#ifdef IDEM_WITH_MYSQL
-#include "idem/mysql_store.h"
-#endif
+#pragma weak idem_open_postgres_store
+#pragma weak idem_open_mysql_store
 
 namespace idem {
 namespace connect {
@@ -38,6 +36,7 @@ Result<StoreUrl> ParseSqliteUrl(const std::string& url) {
   }
   if (path.empty()) return Status::InvalidArgument("store URL '" + RedactedUrl(url) + "' names no file");
   StoreUrl parsed;
+  parsed.dialect = &SqliteDialect();
   parsed.path = std::move(path);
   parsed.sqlite = options;
   return parsed;
@@ -49,26 +48,6 @@ Result<std::unique_ptr<Store>> OpenSqliteUrl(const std::string& url, Env* env, S
   return OpenSqliteStore(parsed->path, parsed->sqlite, access, env);
 }
 
-#ifdef IDEM_WITH_POSTGRES
-Result<std::unique_ptr<Store>> OpenPostgresUrl(const std::string& url, Env* env, StoreAccess access) {
-  PostgresStoreOptions options;
-  options.create_if_missing = access == StoreAccess::kCreate;
-  return OpenPostgresStore(url, options, env);
-}
-#else
-constexpr StoreOpener OpenPostgresUrl = nullptr;
-#endif
-
-#ifdef IDEM_WITH_MYSQL
-Result<std::unique_ptr<Store>> OpenMysqlUrl(const std::string& url, Env* env, StoreAccess access) {
-  MysqlStoreOptions options;
-  options.create_if_missing = access == StoreAccess::kCreate;
-  return OpenMysqlStore(url, options, env);
-}
-#else
-constexpr StoreOpener OpenMysqlUrl = nullptr;
-#endif
-
 }  // namespace
 
 const SchemeTable<StoreOpener>& StoreSchemes() {
@@ -78,10 +57,10 @@ const SchemeTable<StoreOpener>& StoreSchemes() {
           {{{"sqlite:"}, "sqlite:PATH", "the SQLite store", "", true}, &OpenSqliteUrl},
           {{{"postgresql://", "postgres://"}, "postgresql://USER@HOST:PORT/DB", "the PostgreSQL store",
             "IDEM_WITH_POSTGRES"},
-           OpenPostgresUrl},
+           IDEM_LINKED_OPENER(idem_open_postgres_store)},
           {{{"mysql://", "mariadb://"}, "mysql://USER:PASSWORD@HOST:PORT/DB", "the MySQL/MariaDB store",
             "IDEM_WITH_MYSQL"},
-           OpenMysqlUrl},
+           IDEM_LINKED_OPENER(idem_open_mysql_store)},
       }};
   return table;
 }
@@ -101,7 +80,8 @@ Result<StoreUrl> ParseStoreUrl(const std::string& url) {
   if (*open == &connect::OpenSqliteUrl) return connect::ParseSqliteUrl(url);
   StoreUrl parsed;
   // libpq reads the rest of a PostgreSQL URL; the MySQL store parses its own.
-  parsed.kind = *open == connect::OpenPostgresUrl ? StoreUrl::Kind::kPostgres : StoreUrl::Kind::kMySql;
+  parsed.kind = *open == IDEM_LINKED_OPENER(idem_open_postgres_store) ? StoreUrl::Kind::kPostgres : StoreUrl::Kind::kMySql;
+  parsed.dialect = parsed.kind == StoreUrl::Kind::kPostgres ? &PostgresDialect() : &MysqlDialect();
   return parsed;
 }
 

@@ -116,10 +116,18 @@ Status UnknownScheme(std::string_view kind, const std::vector<const SchemeInfo*>
                                  "; the " + std::string(kind) + " schemes are " + known + bare);
 }
 
+std::string Component(const SchemeInfo& info) {
+  if (info.cmake_option.empty()) return "sqlite";
+  std::string name = info.cmake_option.substr(info.cmake_option.rfind('_') + 1);  // IDEM_WITH_POSTGRES
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
 Status NotBuilt(std::string_view kind, const SchemeInfo& info, std::string_view url) {
+  // A program leaves a backend out by not linking it, or because idem was built without it.
   return Status::InvalidArgument(std::string(kind) + " URL '" + RedactedUrl(url) + "' needs " + info.backend +
-                                 ", which this build leaves out: configure with -D" + info.cmake_option +
-                                 "=ON and build again");
+                                 ", which this build leaves out: link idem::" + Component(info) +
+                                 " (built when idem is configured with -D" + info.cmake_option + "=ON)");
 }
 
 }  // namespace idem::connect

@@ -67,7 +67,12 @@ Status CheckScheme(const SchemeTable<Opener>& table, std::string_view url) {
   return MatchScheme(infos, url) < 0 ? UnknownScheme(table.kind, infos, url) : Status::OK();
 }
 
-// "store URL 'x' needs the PostgreSQL store, which this build leaves out: configure with -D…=ON".
+// The package component (and target idem::NAME) of a scheme's backend:
+// "sqlite" for the always-built ones, "postgres" for IDEM_WITH_POSTGRES.
+std::string Component(const SchemeInfo& info);
+
+// "store URL 'x' needs the PostgreSQL store, which this build leaves out: link
+// idem::postgres (built when idem is configured with -DIDEM_WITH_POSTGRES=ON)".
 Status NotBuilt(std::string_view kind, const SchemeInfo& info, std::string_view url);
 
 // The opener for `url`, or an InvalidArgument that says which scheme to use or

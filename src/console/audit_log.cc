@@ -2,34 +2,14 @@
 
 #include <limits>
 
-#include "store/record_sql.h"
+#include "store/schema/schema.h"
+#include "store/schema/tables.h"
 #include "store/replay_grants.h"
 
 namespace idem::console {
 
-std::string AuditTableDdl(Dialect dialect) {
-  // Only the id column differs: each engine spells an increasing key its own way.
-  // MySQL cannot index TEXT without a length, so its text columns are bounded.
-  switch (dialect) {
-    case Dialect::kSqlite:
-      return "CREATE TABLE IF NOT EXISTS idem_audit (id INTEGER PRIMARY KEY AUTOINCREMENT, at_ms INTEGER NOT NULL, "
-             "operator TEXT NOT NULL, authenticated_by TEXT NOT NULL, action TEXT NOT NULL, broker TEXT NOT NULL, "
-             "dead_letter_ids TEXT NOT NULL, changed INTEGER NOT NULL, outcome TEXT NOT NULL)";
-    case Dialect::kPostgres:
-      return "CREATE TABLE IF NOT EXISTS idem_audit (id BIGSERIAL PRIMARY KEY, at_ms BIGINT NOT NULL, "
-             "operator TEXT NOT NULL, authenticated_by TEXT NOT NULL, action TEXT NOT NULL, broker TEXT NOT NULL, "
-             "dead_letter_ids TEXT NOT NULL, changed BIGINT NOT NULL, outcome TEXT NOT NULL)";
-    case Dialect::kMySql:
-      return "CREATE TABLE IF NOT EXISTS idem_audit (id BIGINT AUTO_INCREMENT PRIMARY KEY, at_ms BIGINT NOT NULL, "
-             "operator VARCHAR(255) NOT NULL, authenticated_by VARCHAR(255) NOT NULL, action VARCHAR(16) NOT NULL, "
-             "broker VARCHAR(1024) NOT NULL, dead_letter_ids MEDIUMTEXT NOT NULL, changed BIGINT NOT NULL, "
-             "outcome TEXT NOT NULL)";
-  }
-  return {};
-}
-
 Result<AuditLog> AuditLog::Open(Store* store) {
-  if (Status s = store->ExecScript(AuditTableDdl(store->Dialect())); !s.ok())
+  if (Status s = store->ExecScript(schema::AuditTableDdl(store->Dialect())); !s.ok())
     return Status::Unavailable("cannot create the audit table idem_audit in the store: " + s.ToString());
   return AuditLog(store);
 }
@@ -37,7 +17,7 @@ Result<AuditLog> AuditLog::Open(Store* store) {
 Result<AuditLog> AuditLog::OpenExisting(Store* store) {
   auto tx = store->Begin();
   if (!tx.ok()) return tx.status();
-  auto exists = record_sql::HasTable(**tx, "idem_audit");
+  auto exists = schema::HasTable(**tx, "idem_audit");
   if (!exists.ok()) return exists.status();
   (*tx)->Rollback();
   return AuditLog(store, *exists);

@@ -59,7 +59,4 @@ class AuditLog {
   bool table_exists_;
 };
 
-// The CREATE TABLE of idem_audit in `dialect`.
-std::string AuditTableDdl(Dialect dialect);
-
 }  // namespace idem::console

@@ -13,10 +13,12 @@ std::string IdList(const std::vector<int64_t>& ids) {
 
 namespace {
 
-// The dead letters a replay sends back, read before anything moves: each gets
-// a grant. "All" is every one listed now, and exactly those are replayed, so
-// one that arrives meanwhile stays parked rather than replayed without a grant.
-Result<std::vector<DeadLetter>> ReplayTargets(DeadLetters& dead, const std::vector<int64_t>& ids) {
+// The dead letters a change names, read before anything moves; the ids that
+// name none go to `missing`. For a replay each one read gets a grant. "All"
+// (no ids) is every one listed now, and exactly those are replayed, so one
+// that arrives meanwhile stays parked rather than replayed without a grant.
+Result<std::vector<DeadLetter>> Targets(DeadLetters& dead, const std::vector<int64_t>& ids,
+                                        std::vector<int64_t>* missing) {
   std::vector<DeadLetter> out;
   if (ids.empty()) {
     constexpr size_t kPage = 1000;
@@ -31,7 +33,8 @@ Result<std::vector<DeadLetter>> ReplayTargets(DeadLetters& dead, const std::vect
   for (int64_t id : ids) {
     auto d = dead.Get(id);
     if (!d.ok()) return d.status();
-    if (d->has_value()) out.push_back(std::move(**d));  // gone already: nothing to replay or grant
+    if (d->has_value()) out.push_back(std::move(**d));
+    else missing->push_back(id);
   }
   return out;
 }
@@ -45,22 +48,33 @@ Result<int64_t> ApplyAudited(DeadLetters& dead, AuditLog& audit, const Identity&
     return Status::Permanent(who.name + " has the read-only role and may not " + verb +
                              " dead letters: give them role = \"operator\" in [[console.operator]]");
   const bool replay = change.action == DeadLetterAction::kReplay;
+  const std::string nothing = std::string("nothing was ") + (replay ? "replayed" : "purged");
   std::vector<Message> granted;
-  std::vector<int64_t> ids = change.ids;
-  if (replay) {
-    auto targets = ReplayTargets(dead, change.ids);
+  std::vector<int64_t> ids = change.ids, missing;
+  // A purge of "all" needs no list: the broker deletes whatever is parked.
+  if (replay || !change.ids.empty()) {
+    auto targets = Targets(dead, change.ids, &missing);
     if (!targets.ok())
-      return Status::Unavailable("cannot read the dead letters to replay, so nothing was replayed: " +
+      return Status::Unavailable("cannot read the dead letters to " + std::string(verb) + ", so " + nothing + ": " +
                                  targets.status().ToString());
     if (change.ids.empty())
       for (const DeadLetter& d : *targets) ids.push_back(d.id);
-    for (DeadLetter& d : *targets) granted.push_back(std::move(d.message));
+    if (replay)
+      for (DeadLetter& d : *targets) granted.push_back(std::move(d.message));
   }
+  // A typo must not change the others and then fail halfway: an id that names
+  // no dead letter stops the whole change, with an audit row that says so.
+  if (!missing.empty()) granted.clear();
   auto row = audit.Begin(who, verb, change.broker, IdList(change.ids), env->NowMs(), granted);
   if (!row.ok())
-    return Status::Unavailable(std::string("cannot write the audit row, so nothing was ") +
-                               (change.action == DeadLetterAction::kReplay ? "replayed" : "purged") + ": " +
-                               row.status().ToString());
+    return Status::Unavailable("cannot write the audit row, so " + nothing + ": " + row.status().ToString());
+  if (!missing.empty()) {
+    const Status finished = audit.Finish(*row, 0, kOutcomeNotFound);
+    if (!finished.ok())
+      return Status::Unavailable("no dead letter with id " + IdList(missing) + ", so " + nothing + ", but audit row " +
+                                 std::to_string(*row) + " still says \"started\": " + finished.ToString());
+    return Status::NotFound("no dead letter with id " + IdList(missing) + ": " + nothing);
+  }
   // The broker's own mark names the operator as well (x-idem-replay, idem_queue_audit).
   // "All" of none replays nothing (not whatever arrives meanwhile).
   Result<int64_t> n = int64_t{0};

@@ -22,8 +22,13 @@ struct ChangeRequest {
   std::string broker;        // the broker URL as the audit shows it (redacted)
 };
 
+// The outcome an audit row records when an id named no dead letter.
+constexpr const char* kOutcomeNotFound = "not_found";
+
 // Writes the "started" audit row, replays or purges through `dead`, and records
-// the outcome. A replay first reads the dead letters it sends back and writes a
+// the outcome. Every id named must be a dead letter: when one is not, nothing
+// is changed, the row's outcome is kOutcomeNotFound, and NotFound names the
+// missing ids. A replay first reads the dead letters it sends back and writes a
 // replay grant for each with the audit row (store/replay_grants.h): without
 // one, a copy whose record says FAILED would only be parked again. "All" is
 // the dead letters listed then, and exactly those are replayed. Refuses a read-only identity (nothing is written or changed).

@@ -73,20 +73,35 @@ TEST_F(AuditedChangeTest, ReadOnlyIdentityChangesNothingAndWritesNoRow) {
 
 TEST_F(AuditedChangeTest, PurgeOfAllIsListedNewestFirst) {
   const Identity bob{"bob", Role::kOperator, "operator secret"};
-  ASSERT_TRUE(ApplyAudited(*queue_, *audit_, bob, {DeadLetterAction::kReplay, {424242}, "q"}, Env::Default()).ok());
+  ASSERT_TRUE(ApplyAudited(*queue_, *audit_, bob, {DeadLetterAction::kReplay, {dead_id_}, "q"}, Env::Default()).ok());
   auto n = ApplyAudited(*queue_, *audit_, bob, {DeadLetterAction::kPurge, {}, "q"}, Env::Default());
   ASSERT_TRUE(n.ok());
-  EXPECT_EQ(*n, 1);
+  EXPECT_EQ(*n, 0) << "the replay emptied the dead-letter queue";
   auto rows = audit_->List(10);
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 2u);
   EXPECT_EQ((*rows)[0].action, "purge");
   EXPECT_EQ((*rows)[0].dead_letter_ids, "all");
-  EXPECT_EQ((*rows)[1].changed, 0);  // the unknown id moved nothing, and says so
+  EXPECT_EQ((*rows)[1].changed, 1);
   auto older = audit_->List(10, (*rows)[0].id);
   ASSERT_TRUE(older.ok());
   ASSERT_EQ(older->size(), 1u);
   EXPECT_EQ((*older)[0].action, "replay");
+}
+
+TEST_F(AuditedChangeTest, AnUnknownIdChangesNothingAndIsAuditedAsNotFound) {
+  const Identity bob{"bob", Role::kOperator, "operator secret"};
+  for (DeadLetterAction action : {DeadLetterAction::kReplay, DeadLetterAction::kPurge}) {
+    auto n = ApplyAudited(*queue_, *audit_, bob, {action, {dead_id_, 424242}, "q"}, Env::Default());
+    ASSERT_FALSE(n.ok()) << ActionName(action);
+    EXPECT_TRUE(n.status().IsNotFound()) << n.status().ToString();
+    EXPECT_NE(n.status().message().find("no dead letter with id 424242"), std::string::npos) << n.status().message();
+    EXPECT_EQ(Dead(), 1) << "the dead letter that exists was not " << ActionName(action) << "ed either";
+  }
+  EXPECT_EQ(QueryInt(*store_, "SELECT COUNT(*) FROM idem_audit WHERE outcome = 'not_found' AND changed = 0"), 2);
+  EXPECT_EQ(QueryInt(*store_, "SELECT COUNT(*) FROM idem_audit WHERE outcome <> 'not_found'"), 0);
+  EXPECT_EQ(QueryInt(*store_, "SELECT COUNT(*) FROM idem_replay_grants"), 0)
+      << "no grant for a replay that did not run";
 }
 
 }  // namespace

@@ -21,7 +21,9 @@ Result<Identity> CommandLineIdentity(const ConsoleConfig* config) {
     // One message for both: which of the two was wrong is for the operator to know.
     if (!op || !secret || !VerifySecret(secret, op->secret_hash))
       return Status::InvalidArgument(std::string("operator \"") + name +
-                                     "\" is not configured or IDEM_OPERATOR_SECRET does not match its secret_hash");
+                                     "\" is not configured or IDEM_OPERATOR_SECRET does not match its secret_hash "
+                                     "(a secret is at least " + std::to_string(kMinSecretBytes) +
+                                     " bytes, not all whitespace)");
     return Identity{op->name, op->role, "operator secret"};
   }
   const uid_t uid = geteuid();

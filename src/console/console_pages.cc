@@ -16,6 +16,11 @@ std::string Cell(const std::string& escaped, const char* cls = nullptr) {
   return std::string("<td") + (cls ? std::string(" class=\"") + cls + "\"" : "") + ">" + escaped + "</td>";
 }
 
+// At most `limit` bytes of `bytes`, shown; a cut one says how long it is.
+std::string Shown(const std::string& bytes, size_t limit) {
+  return ShowPrefix(bytes, limit) + (bytes.size() > limit ? " … (" + std::to_string(bytes.size()) + " bytes)" : "");
+}
+
 }  // namespace
 
 std::string LoginPage(const std::string& message) {
@@ -79,12 +84,16 @@ std::string DetailPage(const DeadLetter& d, int64_t now_ms, const Session& s) {
   else {
     body += "<table><tbody>";
     for (const auto& [name, value] : d.message.headers)
-      body += "<tr><th>" + ShowBytes(name) + "</th><td>" + ShowBytes(value) + "</td></tr>";
+      body += "<tr><th>" + Shown(name, kShownHeaderBytes) + "</th><td>" + Shown(value, kShownHeaderBytes) + "</td></tr>";
     body += "</tbody></table>";
   }
-  body += "<h2>Body (" + std::to_string(d.message.payload.size()) + " bytes)</h2><p><a href=\"/console/dead/" + id +
-          "/body\" download>Download the body byte-exact</a>. Bytes that are not UTF-8 are shown as \\xNN.</p><pre>" +
-          ShowBytes(d.message.payload) + "</pre>";
+  const size_t size = d.message.payload.size();
+  const bool cut = size > kShownBodyBytes;
+  body += "<h2>Body (" + std::to_string(size) + " bytes" +
+          (cut ? ", the first " + std::to_string(kShownBodyBytes) + " shown" : "") +
+          ")</h2><p><a id=\"download\" href=\"/console/dead/" + id + "/body\" download>Download the " +
+          (cut ? "whole " : "") + "body byte-exact</a>. Bytes that are not UTF-8 are shown as \\xNN.</p>" +
+          "<pre id=\"body\">" + ShowPrefix(d.message.payload, kShownBodyBytes) + (cut ? "\n…" : "") + "</pre>";
   if (s.who.role == Role::kOperator)
     body += "<form method=\"post\" action=\"/console/replay\">" + CsrfField(s) + "<input type=\"hidden\" name=\"id\" value=\"" +
             id + "\"><button type=\"submit\">Replay</button><button type=\"submit\" formaction=\"/console/purge\">"

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <regex>
 #include <set>
 
 #include "connect/scheme_table.h"
@@ -14,11 +15,13 @@ namespace idem::console {
 namespace {
 
 constexpr const char* kCookie = "idem_session";
+constexpr const char* kCsrfHeader = "X-CSRF-Token";
 constexpr size_t kPageSize = 50;
 
 // No script may run on these pages, whatever a dead letter contains; forms post
-// only here; no other site may frame them (clickjacking).
-void Harden(httplib::Response& res) {
+// only here; no other site may frame them (clickjacking). Set on every response
+// of the server, errors included (Mount).
+void SecurityHeaders(httplib::Response& res) {
   res.set_header("Content-Security-Policy",
                  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; "
                  "frame-ancestors 'none'; base-uri 'none'");
@@ -28,7 +31,6 @@ void Harden(httplib::Response& res) {
 }
 
 void Html(httplib::Response& res, int status, const std::string& page) {
-  Harden(res);
   res.status = status;
   res.set_content(page, "text/html; charset=utf-8");
 }
@@ -56,6 +58,20 @@ bool SameOrigin(const httplib::Request& req) {
   if (!origin.empty()) return origin == "http://" + host || origin == "https://" + host;
   const std::string referer = req.get_header_value("Referer");
   return referer.rfind("http://" + host + "/", 0) == 0 || referer.rfind("https://" + host + "/", 0) == 0;
+}
+
+// The fields of a POST's form body, never the URL's query: a token or a secret
+// in a URL is kept in logs and history and sent on in Referer headers.
+httplib::Params FormFields(const httplib::Request& req) {
+  httplib::Params fields;
+  if (req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0)
+    httplib::detail::parse_query_text(req.body, fields);
+  return fields;
+}
+
+std::string Field(const httplib::Params& fields, const std::string& name) {
+  auto it = fields.find(name);
+  return it == fields.end() ? "" : it->second;
 }
 
 bool SameToken(const std::string& a, const std::string& b) {
@@ -88,6 +104,7 @@ Console::Console(ConsoleSettings settings, Env* env, std::unique_ptr<Store> stor
     : settings_(std::move(settings)),
       env_(env),
       sessions_(env, settings_.config.session_ttl_ms),
+      throttle_(env),
       store_(std::move(store)),
       audit_(std::move(audit)) {}
 
@@ -96,23 +113,55 @@ Console::~Console() = default;
 void Console::Mount(httplib::Server& server) {
   using Req = const httplib::Request&;
   using Res = httplib::Response&;
-  server.Get("/console", [](Req, Res res) { res.set_redirect("/console/", 303); });
-  server.Get("/console/login", [this](Req q, Res r) { LoginForm(q, r); });
-  server.Post("/console/login", [this](Req q, Res r) { Login(q, r); });
-  server.Post("/console/logout", [this](Req q, Res r) { Logout(q, r); });
-  server.Get("/console/", [this](Req q, Res r) { List(q, r); });
-  server.Get(R"(/console/dead/(\d+))", [this](Req q, Res r) { Detail(q, r); });
-  server.Get(R"(/console/dead/(\d+)/body)", [this](Req q, Res r) { Body(q, r); });
-  server.Post("/console/replay", [this](Req q, Res r) { Change(q, r, false); });
-  server.Post("/console/purge", [this](Req q, Res r) { Change(q, r, true); });
-  server.Get("/console/audit", [this](Req q, Res r) { Audit(q, r); });
+  struct Route {
+    const char* method;
+    std::string pattern;
+    httplib::Server::Handler handle;
+  };
+  const std::vector<Route> routes = {
+      {"GET", "/console", [](Req, Res res) { res.set_redirect("/console/", 303); }},
+      {"GET", "/console/login", [this](Req q, Res r) { LoginForm(q, r); }},
+      {"POST", "/console/login", [this](Req q, Res r) { Login(q, r); }},
+      {"POST", "/console/logout", [this](Req q, Res r) { Logout(q, r); }},
+      {"GET", "/console/", [this](Req q, Res r) { List(q, r); }},
+      {"GET", R"(/console/dead/(\d+))", [this](Req q, Res r) { Detail(q, r); }},
+      {"GET", R"(/console/dead/(\d+)/body)", [this](Req q, Res r) { Body(q, r); }},
+      {"POST", "/console/replay", [this](Req q, Res r) { Change(q, r, false); }},
+      {"POST", "/console/purge", [this](Req q, Res r) { Change(q, r, true); }},
+      {"GET", "/console/audit", [this](Req q, Res r) { Audit(q, r); }},
+  };
+  std::vector<std::pair<std::string, std::regex>> served;
+  for (const Route& r : routes) {
+    if (std::string(r.method) == "GET") server.Get(r.pattern, r.handle);
+    else server.Post(r.pattern, r.handle);
+    served.emplace_back(r.method, std::regex(r.pattern));
+  }
+  // Any other request under /console: 405 with the methods its path has, or 404.
+  auto unserved = [this, served](Req req, Res res) {
+    std::string allow;
+    for (const auto& [method, pattern] : served)
+      if (std::regex_match(req.path, pattern) && allow.find(method) == std::string::npos)
+        allow += (allow.empty() ? "" : ", ") + method;
+    if (allow.empty()) return Fail(res, 404, "There is no console page at this address.", nullptr);
+    res.set_header("Allow", allow);
+    Fail(res, 405, req.method + " is not how this page is used (it takes " + allow + ").", nullptr);
+  };
+  const std::string anywhere = "/console(/.*)?";
+  server.Get(anywhere, unserved);
+  server.Post(anywhere, unserved);
+  server.Put(anywhere, unserved);
+  server.Patch(anywhere, unserved);
+  server.Delete(anywhere, unserved);
+  server.Options(anywhere, unserved);
+  server.set_post_routing_handler([](Req, Res res) { SecurityHeaders(res); });
 }
 
-std::optional<Session> Console::Require(const httplib::Request& req, httplib::Response& res, bool page, bool changes) {
+std::optional<Session> Console::Require(const httplib::Request& req, httplib::Response& res, bool page,
+                                        const httplib::Params* form) {
+  const bool changes = form != nullptr;
   std::optional<Session> s = sessions_.Find(CookieValue(req, kCookie));
   if (!s) {
     if (page) {
-      Harden(res);
       res.set_redirect("/console/login", 303);
     } else {
       Html(res, 401, Page("Log in first", "<p class=\"error\">This needs a console login; nothing was changed.</p>"
@@ -126,7 +175,10 @@ std::optional<Session> Console::Require(const httplib::Request& req, httplib::Re
          &*s);
     return std::nullopt;
   }
-  if (changes && !SameToken(req.get_param_value("csrf"), s->csrf)) {
+  // A script-less form sends the token in its body; a client may send it as a header instead.
+  const std::string token =
+      req.has_header(kCsrfHeader) ? req.get_header_value(kCsrfHeader) : changes ? Field(*form, "csrf") : "";
+  if (changes && !SameToken(token, s->csrf)) {
     Log("console_refused", {{"operator", s->who.name}, {"path", req.path}, {"why", "CSRF token missing or stale"}});
     Fail(res, 403, "Refused: the form's CSRF token is missing or stale; reload the page. Nothing was changed.", &*s);
     return std::nullopt;
@@ -139,8 +191,12 @@ void Console::Log(const std::string& event, const nlohmann::json& fields) {
 }
 
 void Console::Fail(httplib::Response& res, int status, const std::string& what, const Session* s) {
+  const char* title = status == 403   ? "Refused"
+                      : status == 404 ? "Not found"
+                      : status == 405 ? "Method not allowed"
+                                      : "Error";
   Html(res, status,
-       Page(status == 403 ? "Refused" : "Error", "<p class=\"error\">" + Escape(what) + "</p>",
+       Page(title, "<p class=\"error\">" + Escape(what) + "</p>",
             s ? Signed(*s) : "", s ? s->csrf : ""));
 }
 
@@ -168,36 +224,47 @@ void Console::Login(const httplib::Request& req, httplib::Response& res) {
     Html(res, 403, LoginPage("Refused: the login form must be sent from this console's own page."));
     return;
   }
-  const std::string name = req.get_param_value("name");
-  const OperatorConfig* op = settings_.config.Find(name);
-  // An unknown name costs the same hash as a known one, so timing does not tell names apart.
-  static const std::string kDecoy = HashSecret("decoy", kDefaultHashIterations).value();
-  const bool good = VerifySecret(req.get_param_value("secret"), op ? op->secret_hash : kDecoy) && op;
+  const httplib::Params form = FormFields(req);
+  const OperatorConfig* op = settings_.config.Find(Field(form, "name"));
   // A typed name that is no operator is not logged: it may be a secret typed in the wrong field.
-  Log("console_login", {{"operator", op ? op->name : "(not an operator)"}, {"ok", good}});
+  const std::string who = op ? op->name : "(not an operator)";
+  // Refused before the secret is hashed: a throttled guess costs no CPU.
+  if (const int64_t wait_ms = throttle_.Admit(op ? op->name : "", req.remote_addr); wait_ms > 0) {
+    const int64_t seconds = (wait_ms + 999) / 1000;
+    Log("console_login", {{"operator", who}, {"ok", false}, {"throttled", true}, {"retry_after_s", seconds}});
+    res.set_header("Retry-After", std::to_string(seconds));
+    Html(res, 429, LoginPage("Too many failed logins for this name or from this address: try again in " +
+                             std::to_string(seconds) + " s."));
+    return;
+  }
+  // An unknown name costs the same hash as a known one, so timing does not tell names apart.
+  static const std::string kDecoy = HashSecret(RandomHex(16), kDefaultHashIterations).value();
+  const bool good = VerifySecret(Field(form, "secret"), op ? op->secret_hash : kDecoy) && op;
+  Log("console_login", {{"operator", who}, {"ok", good}});
   if (!good) {
+    throttle_.Failed(op ? op->name : "", req.remote_addr);
     Html(res, 401, LoginPage("Wrong name or secret."));
     return;
   }
+  throttle_.Succeeded(op->name, req.remote_addr);
   const Session s = sessions_.Create({op->name, op->role, "console login"});
-  Harden(res);
   res.set_header("Set-Cookie", std::string(kCookie) + "=" + s.id + "; Path=/console; HttpOnly; SameSite=Strict; Max-Age=" +
                                    std::to_string(sessions_.ttl_ms() / 1000));
   res.set_redirect("/console/", 303);
 }
 
 void Console::Logout(const httplib::Request& req, httplib::Response& res) {
-  auto s = Require(req, res, false, true);
+  const httplib::Params form = FormFields(req);
+  auto s = Require(req, res, false, &form);
   if (!s) return;
   sessions_.End(s->id);
   Log("console_logout", {{"operator", s->who.name}});
-  Harden(res);
   res.set_header("Set-Cookie", std::string(kCookie) + "=; Path=/console; HttpOnly; SameSite=Strict; Max-Age=0");
   res.set_redirect("/console/login", 303);
 }
 
 void Console::List(const httplib::Request& req, httplib::Response& res) {
-  auto s = Require(req, res, true, false);
+  auto s = Require(req, res, true, nullptr);
   if (!s) return;
   const int64_t after = IdParam(req.get_param_value("after")).value_or(0);
   std::lock_guard<std::mutex> lock(mu_);
@@ -231,23 +298,23 @@ std::optional<DeadLetter> Console::OneDeadLetter(const httplib::Request& req, ht
 }
 
 void Console::Detail(const httplib::Request& req, httplib::Response& res) {
-  auto s = Require(req, res, true, false);
+  auto s = Require(req, res, true, nullptr);
   if (!s) return;
   if (auto d = OneDeadLetter(req, res, *s)) Html(res, 200, DetailPage(*d, env_->NowMs(), *s));
 }
 
 void Console::Body(const httplib::Request& req, httplib::Response& res) {
-  auto s = Require(req, res, false, false);
+  auto s = Require(req, res, false, nullptr);
   if (!s) return;
   auto d = OneDeadLetter(req, res, *s);
   if (!d) return;
-  Harden(res);
   res.set_header("Content-Disposition", "attachment; filename=\"dead-letter-" + std::to_string(d->id) + ".bin\"");
   res.set_content(d->message.payload, "application/octet-stream");
 }
 
 void Console::Change(const httplib::Request& req, httplib::Response& res, bool purge) {
-  auto s = Require(req, res, false, true);
+  const httplib::Params form = FormFields(req);
+  auto s = Require(req, res, false, &form);
   if (!s) return;
   const char* verb = purge ? "purge" : "replay";
   if (s->who.role != Role::kOperator) {
@@ -255,17 +322,17 @@ void Console::Change(const httplib::Request& req, httplib::Response& res, bool p
     return Fail(res, 403, s->who.name + " has the read-only role: only an operator may " + verb +
                               " dead letters. Nothing was changed.", &*s);
   }
-  const bool all = req.get_param_value("all") == "1";
+  const bool all = Field(form, "all") == "1";
   std::set<int64_t> unique;
-  for (size_t i = 0; i < req.get_param_value_count("id"); ++i) {
-    auto id = IdParam(req.get_param_value("id", i));
-    if (!id) return Fail(res, 400, "Not a dead-letter id: \"" + req.get_param_value("id", i) + "\".", &*s);
+  for (auto [it, end] = form.equal_range("id"); it != end; ++it) {
+    auto id = IdParam(it->second);
+    if (!id) return Fail(res, 400, "Not a dead-letter id: \"" + it->second + "\".", &*s);
     unique.insert(*id);
   }
   if (all == !unique.empty())
     return Fail(res, 400, std::string("Choose dead letters to ") + verb + ", or all of them (not both).", &*s);
   const std::vector<int64_t> ids(unique.begin(), unique.end());
-  if (purge && req.get_param_value("confirm") != "yes") return Html(res, 200, ConfirmPurgePage(ids, *s));
+  if (purge && Field(form, "confirm") != "yes") return Html(res, 200, ConfirmPurgePage(ids, *s));
   std::lock_guard<std::mutex> lock(mu_);
   DeadLetters* dead = DeadLettersOrError(res, *s);
   if (!dead) return;
@@ -275,7 +342,10 @@ void Console::Change(const httplib::Request& req, httplib::Response& res, bool p
   Log("console_" + std::string(verb), {{"operator", s->who.name},
                                        {"dead_letter_ids", IdList(ids)},
                                        {"changed", n.ok() ? *n : -1},
-                                       {"outcome", n.ok() ? "ok" : n.status().ToString()}});
+                                       {"outcome", n.ok() ? "ok"
+                                                   : n.status().IsNotFound() ? kOutcomeNotFound
+                                                                             : n.status().ToString()}});
+  if (!n.ok() && n.status().IsNotFound()) return Fail(res, 404, "Refused: " + n.status().message() + ".", &*s);
   if (!n.ok()) {
     broker_.reset();
     return Fail(res, 503, std::string("The ") + verb + " failed: " + n.status().ToString(), &*s);
@@ -284,7 +354,7 @@ void Console::Change(const httplib::Request& req, httplib::Response& res, bool p
 }
 
 void Console::Audit(const httplib::Request& req, httplib::Response& res) {
-  auto s = Require(req, res, true, false);
+  auto s = Require(req, res, true, nullptr);
   if (!s) return;
   const int64_t before = IdParam(req.get_param_value("before")).value_or(0);
   std::lock_guard<std::mutex> lock(mu_);

@@ -11,10 +11,14 @@
 //   GET  /console/audit            the audit trail (audit_log.h)
 //
 // Rules every request meets: no session → 401 (page GETs: a redirect to the
-// login form), and nothing changes; a POST needs the session's CSRF token and
-// an Origin (or Referer) of this host, else 403; replay and purge need the
-// operator role, else 403. Pages carry a Content-Security-Policy that allows no
-// script at all. Logins, refusals and changes are logged through
+// login form), and nothing changes; a POST needs the session's CSRF token (in
+// its form body or the X-CSRF-Token header, never the URL) and an Origin (or
+// Referer) of this host, else 403; its fields are read from the body only;
+// replay and purge need the operator role, else 403, and ids that all name
+// dead letters, else 404 (audited as not_found). Failed logins are throttled
+// (login_throttle.h): 429 with Retry-After. Another method on a console path
+// → 405 with Allow; another path → 404. Every response of the server, errors
+// included, carries a Content-Security-Policy that allows no script at all. Logins, refusals and changes are logged through
 // ConsoleSettings::log with the operator's name; secrets, session ids, CSRF
 // tokens and bodies never are.
 //
@@ -23,6 +27,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -31,6 +36,7 @@
 
 #include "console/audit_log.h"
 #include "console/console_config.h"
+#include "console/login_throttle.h"
 #include "console/sessions.h"
 #include "idem/broker.h"
 #include "idem/env.h"
@@ -60,15 +66,18 @@ class Console {
   static Result<std::unique_ptr<Console>> Open(ConsoleSettings settings, Env* env);
   ~Console();
 
-  // Adds the routes above to `server`. The console must outlive the server's serving.
+  // Adds the routes above to `server`, and sets its post-routing handler (the
+  // security headers on every response). The console must outlive the server's serving.
   void Mount(httplib::Server& server);
 
  private:
   Console(ConsoleSettings settings, Env* env, std::unique_ptr<Store> store, AuditLog audit);
 
   // The session of a request, or nullopt (and the response set to 401 or the
-  // redirect). For a POST also the CSRF token and the origin (403).
-  std::optional<Session> Require(const httplib::Request& req, httplib::Response& res, bool page, bool changes);
+  // redirect). For a change (`form`: its body's fields) also the CSRF token
+  // and the origin (403).
+  std::optional<Session> Require(const httplib::Request& req, httplib::Response& res, bool page,
+                                 const std::multimap<std::string, std::string>* form);
   // The broker's dead letters, opening the broker if needed; null (with the
   // error page set) when it cannot be opened or keeps none. REQUIRES: mu_ held.
   DeadLetters* DeadLettersOrError(httplib::Response& res, const Session& s);
@@ -89,6 +98,7 @@ class Console {
   ConsoleSettings settings_;
   Env* env_;
   Sessions sessions_;
+  LoginThrottle throttle_;
   std::mutex mu_;  // guards broker_, store_ and audit_
   std::unique_ptr<Broker> broker_;
   std::unique_ptr<Store> store_;

@@ -66,6 +66,15 @@ std::string ShowBytes(std::string_view bytes) {
   return Escape(readable);
 }
 
+std::string ShowPrefix(std::string_view bytes, size_t limit) {
+  if (bytes.size() <= limit) return ShowBytes(bytes);
+  size_t n = limit;
+  // Back up over continuation bytes (at most 3) to the start of the character that straddles the cut.
+  for (size_t back = 0; n > 0 && back < 3 && (static_cast<unsigned char>(bytes[n]) & 0xC0) == 0x80; ++back) --n;
+  if ((static_cast<unsigned char>(bytes[n]) & 0xC0) == 0x80) n = limit;  // not UTF-8 there: cut where asked
+  return ShowBytes(bytes.substr(0, n));
+}
+
 std::string Page(const std::string& title, const std::string& body, const std::string& signed_in,
                  const std::string& csrf) {
   std::string header;

@@ -17,6 +17,9 @@ std::string Escape(std::string_view text);
 // that is not part of valid UTF-8, and each control character other than
 // newline and tab, is shown as \xNN.
 std::string ShowBytes(std::string_view bytes);
+// ShowBytes of at most the first `limit` bytes, cut before a UTF-8 character
+// that would not fit whole (so a cut never shows as \xNN).
+std::string ShowPrefix(std::string_view bytes, size_t limit);
 
 // A whole page: `title` is escaped; `body` is HTML the caller built (escaped).
 // `signed_in` (escaped) adds the header with the audit link and log-out form,

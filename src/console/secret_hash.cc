@@ -4,6 +4,8 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
+#include <cctype>
 #include <stdexcept>
 #include <vector>
 
@@ -71,8 +73,20 @@ bool Derive(const std::string& secret, const std::vector<unsigned char>& salt, i
 
 }  // namespace
 
+std::string CheckSecret(const std::string& secret) {
+  const bool blank =
+      std::all_of(secret.begin(), secret.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+  if (blank) return "the secret is blank (empty or only whitespace)";
+  if (secret.size() < kMinSecretBytes)
+    return "the secret is " + std::to_string(secret.size()) + " bytes long, shorter than the " +
+           std::to_string(kMinSecretBytes) + " a secret needs";
+  return {};
+}
+
 Result<std::string> HashSecret(const std::string& secret, int iterations) {
-  if (secret.empty()) return Status::InvalidArgument("the secret is empty: type one on standard input");
+  if (std::string why = CheckSecret(secret); !why.empty())
+    return Status::InvalidArgument(why + ": choose one of at least " + std::to_string(kMinSecretBytes) +
+                                   " bytes, not only spaces (a passphrase of a few words will do)");
   std::vector<unsigned char> salt(kSaltBytes);
   if (RAND_bytes(salt.data(), static_cast<int>(salt.size())) != 1)
     return Status::Unavailable("the system's random number generator failed; try again");
@@ -88,6 +102,7 @@ std::string CheckHashFormat(const std::string& encoded) {
 }
 
 bool VerifySecret(const std::string& secret, const std::string& encoded) {
+  if (!CheckSecret(secret).empty()) return false;
   Parsed p;
   if (!Parse(encoded, &p).empty()) return false;
   unsigned char hash[kHashBytes];

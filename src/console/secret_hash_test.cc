@@ -15,10 +15,10 @@ TEST(SecretHashTest, TheRightSecretVerifiesAndOthersDoNot) {
 }
 
 TEST(SecretHashTest, SaltedSoTheSameSecretHashesDifferently) {
-  auto a = HashSecret("s3cret", kMinHashIterations), b = HashSecret("s3cret", kMinHashIterations);
+  auto a = HashSecret("s3cret-s3cret", kMinHashIterations), b = HashSecret("s3cret-s3cret", kMinHashIterations);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_NE(*a, *b);
-  EXPECT_TRUE(VerifySecret("s3cret", *b));
+  EXPECT_TRUE(VerifySecret("s3cret-s3cret", *b));
 }
 
 TEST(SecretHashTest, WeakOrMalformedHashesAreRefused) {

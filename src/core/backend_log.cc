@@ -38,18 +38,21 @@ void SetBackendLogHook(BackendLogHook hook) {
   Hook() = std::move(next);
 }
 
-void BackendLog(BackendLogLevel level, std::string_view source, std::string_view event, std::string_view message) {
+void BackendLog(BackendLogLevel level, std::string_view source, std::string_view event, std::string_view message,
+                std::initializer_list<BackendLogField> fields) {
   std::shared_ptr<const BackendLogHook> hook;
   {
     std::lock_guard<std::mutex> lock(HookMutex());
     hook = Hook();
   }
   if (hook) {
-    (*hook)(level, source, event, message);
+    (*hook)(level, source, event, message, std::span<const BackendLogField>(fields.begin(), fields.size()));
     return;
   }
-  const std::string line = "idem " + std::string(source) + " " + LevelName(level) + ": " + std::string(event) + ": " +
-                           std::string(message) + "\n";
+  std::string line = "idem " + std::string(source) + " " + LevelName(level) + ": " + std::string(event) + ": " +
+                     std::string(message);
+  for (const BackendLogField& f : fields) line += " " + std::string(f.name) + "=" + std::string(f.value);
+  line += "\n";
   std::fputs(line.c_str(), stderr);
 }
 

@@ -93,7 +93,8 @@ struct BatchItem {
 };
 
 // What the record that Claim found says about one message. Pure: the pipeline
-// applies it (and writes TakeOver / NoteDuplicate where it says so).
+// applies it (and writes the take-over or the touch of a copy, with the batch's
+// record writes, where it says so).
 struct ClaimVerdict {
   enum class Kind {
     kRun,        // no record before: run the handler

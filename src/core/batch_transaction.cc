@@ -71,6 +71,11 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
   const int64_t now = env_->NowMs();
   const int64_t lease_until = now + opt_->lease_ms;
 
+  // The batch's record writes, one list written by one call before the commit:
+  // the touches of copies found by the claim, then each run's completion.
+  std::vector<RecordWrite> writes;
+  writes.reserve(runnable.size());
+  std::vector<bool> taken_over(runnable.size(), false);
   if (guard_on_) {
     std::vector<ClaimRequest> reqs;
     reqs.reserve(runnable.size());
@@ -92,19 +97,19 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
       // getting old: retention is what needs it, and a per-copy UPDATE (moving
       // the last_seen index entry) cost more than the claim itself.
       if (v.NotesDuplicate() && now - (*claims)[j].existing.last_seen_ms >= opt_->duplicate_refresh_after_ms)
-        IDEM_RETURN_IF_ERROR(tx.NoteDuplicate(group, it.key, now));
-      if (v.kind == ClaimVerdict::Kind::kTakeOver) IDEM_RETURN_IF_ERROR(tx.TakeOver(group, reqs[j], now, lease_until));
+        writes.push_back(RecordWrite::Touch(it.key));
+      // A take-over is written with the completion: the record names this message from then on.
+      taken_over[j] = v.kind == ClaimVerdict::Kind::kTakeOver;
     }
   }
 
-  std::vector<Completion> completions;
-  completions.reserve(runnable.size());
   auto finish = [&](size_t j, const HandlerResult& result) {
     BatchItem& it = items[runnable[j]];
     RunVerdict v = ClassifyRun(result, it.attempt, opt_->retry);
     it.written = v.record;
     (*outcomes)[j] = std::move(v.outcome);
-    completions.push_back({it.key, it.written, CompletionText(it, (*outcomes)[j]), it.summary});
+    writes.push_back({it.key, it.written, CompletionText(it, (*outcomes)[j]), it.summary,
+                      taken_over[j] ? std::string_view(it.msg->id) : std::string_view()});
     decided[j] = true;
   };
   for (size_t j = 0; j < runnable.size(); ++j)
@@ -117,7 +122,7 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
     finish(j, result);
   }
   // One call for the batch (`outcomes` and the items are not touched again before it returns).
-  if (guard_on_) IDEM_RETURN_IF_ERROR(tx.Complete(group, completions, env_->NowMs()));
+  if (guard_on_) IDEM_RETURN_IF_ERROR(tx.WriteRecords(group, writes, env_->NowMs()));
 
   if (before_commit_) IDEM_RETURN_IF_ERROR(before_commit_(tx, items, runnable, *outcomes));
 

@@ -2,6 +2,9 @@
 
 #include <memory>
 
+// Compiled into this file: idem::core then needs no libxxhash at link time,
+// so a program that uses idem needs no xxHash package installed.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>

@@ -16,7 +16,7 @@ using testing::Balance;
 using testing::CountEffects;
 using testing::PayHandler;
 
-enum class Where { kClaim, kHandlerStatement, kComplete, kCommit };
+enum class Where { kClaim, kHandlerStatement, kWriteRecords, kCommit };
 
 // The real store, whose transactions answer "deadlock" at one point for the
 // first `times` transactions that reach it (the victim's work is not done).
@@ -45,9 +45,9 @@ class ConflictingStore final : public testing::ForwardingStore {
       IDEM_RETURN_IF_ERROR(s_->Strike(Where::kClaim));
       return inner_->Claim(g, r, now, lease);
     }
-    Status Complete(std::string_view g, std::span<const Completion> c, int64_t now) override {
-      IDEM_RETURN_IF_ERROR(s_->Strike(Where::kComplete));
-      return inner_->Complete(g, c, now);
+    Status WriteRecords(std::string_view g, std::span<const RecordWrite> w, int64_t now) override {
+      IDEM_RETURN_IF_ERROR(s_->Strike(Where::kWriteRecords));
+      return inner_->WriteRecords(g, w, now);
     }
     Status Commit() override {
       IDEM_RETURN_IF_ERROR(s_->Strike(Where::kCommit));
@@ -129,13 +129,13 @@ TEST_P(PipelineConflictTest, APersistentDeadlockReleasesTheBatchWithoutSpendingA
 }
 
 INSTANTIATE_TEST_SUITE_P(Everywhere, PipelineConflictTest,
-                         ::testing::Values(Where::kClaim, Where::kHandlerStatement, Where::kComplete,
+                         ::testing::Values(Where::kClaim, Where::kHandlerStatement, Where::kWriteRecords,
                                            Where::kCommit),
                          [](const ::testing::TestParamInfo<Where>& i) {
                            switch (i.param) {
                              case Where::kClaim: return "Claim";
                              case Where::kHandlerStatement: return "HandlerStatement";
-                             case Where::kComplete: return "Complete";
+                             case Where::kWriteRecords: return "WriteRecords";
                              case Where::kCommit: return "Commit";
                            }
                            return "Unknown";

@@ -33,7 +33,7 @@ class ConflictWatch final : public SqlTx {
   Status Savepoint(std::string_view name) override { return Note(inner_.Savepoint(name)); }
   Status RollbackTo(std::string_view name) override { return Note(inner_.RollbackTo(name)); }
   Status Release(std::string_view name) override { return Note(inner_.Release(name)); }
-  idem::Dialect Dialect() const override { return inner_.Dialect(); }
+  const SqlDialect& Dialect() const override { return inner_.Dialect(); }
 
   const Status& conflict() const { return conflict_; }
 

@@ -49,7 +49,7 @@ Result<BalancesChanged> ChangeBalances(SqlTx& tx, const BalanceColumn& where, co
   out.keys = static_cast<int64_t>(keys.size());
   const std::string& key = where.key_column;
   const std::string& bal = where.balance_column;
-  const std::string when = " WHEN ? THEN " + IntegerMarker(tx.Dialect());
+  const std::string when = " WHEN ? THEN " + std::string(tx.Dialect().IntegerParameter());
   // Five parameters a key: kMaxCaseKeys keys stay far below kMaxParameters.
   // A set is padded to its shape with its last key: the repeated WHEN never
   // matches first and the repeated IN entry selects no other row.

@@ -24,14 +24,11 @@ Result<int64_t> InsertOnceRows(SqlTx& tx, std::string_view table, const std::vec
     for (size_t i = 0; same && i < row.size(); ++i) same = row[i].name == first[i].name;
     if (!same) return Status::InvalidArgument("InsertOnceRows: every row must name the same columns as the first");
   }
-  const Dialect dialect = tx.Dialect();
-  // PostgreSQL and SQLite skip a conflicting row inside the statement (also a
-  // second copy of a row within the same statement), so a chunk is padded to
-  // its shape with copies of its last row. MySQL fails the statement on a
-  // duplicate key and rolls back only it (see InsertOnce), so there a chunk is
-  // cut to a shape instead.
-  const bool pad = dialect != Dialect::kMySql;
-  const std::string tail = pad ? " ON CONFLICT DO NOTHING" : "";
+  // Where the store skips a conflicting row inside the statement (also a
+  // second copy of a row within the same statement), a chunk is padded to its
+  // shape with copies of its last row. Where a duplicate key fails the
+  // statement and rolls back only it (MySQL), a chunk is cut to a shape instead.
+  const bool pad = tx.Dialect().InsertSkipsRepeatedRows();
   const std::string tuple = "(" + ParameterMarkers(first.size()) + ")";
   const size_t per_statement = SetShapeAtMost(std::max<size_t>(1, kMaxParameters / first.size()));
 
@@ -47,7 +44,9 @@ Result<int64_t> InsertOnceRows(SqlTx& tx, std::string_view table, const std::vec
       sql += i == 0 ? tuple : ", " + tuple;
       for (const Column& c : rows[start + std::min(i, take - 1)]) params.push_back(c.value);
     }
-    auto n = tx.Exec(sql + tail, params);
+    // Where a duplicate fails the statement, it fails the set: the caller
+    // falls back to one row at a time (see the header).
+    auto n = pad ? tx.InsertNew(sql, params, shape) : tx.Exec(sql, params);
     if (!n.ok()) return n.status();
     // A padding copy is inserted only when nothing makes the row unique.
     if (*n > static_cast<int64_t>(take))

@@ -27,13 +27,4 @@ std::string ParameterMarkers(size_t n) {
   return out;
 }
 
-std::string IntegerMarker(Dialect dialect) {
-  switch (dialect) {
-    case Dialect::kPostgres: return "CAST(? AS BIGINT)";
-    case Dialect::kMySql: return "CAST(? AS SIGNED)";
-    case Dialect::kSqlite: break;
-  }
-  return "?";
-}
-
 }  // namespace idem::guards

@@ -29,9 +29,4 @@ inline constexpr size_t kMaxCaseKeys = 128;
 // "?, ?, ?" for n parameters (n >= 1).
 std::string ParameterMarkers(size_t n);
 
-// A marker for an integer where the statement alone does not say its type
-// (`CASE key WHEN ? THEN ? END`): parameters bind untyped on PostgreSQL, which
-// would make such a CASE text, so there and on MySQL the marker is a cast.
-std::string IntegerMarker(Dialect dialect);
-
 }  // namespace idem::guards

@@ -25,7 +25,7 @@ Result<int64_t> StateMachine::MoveRows(SqlTx& tx, const std::vector<RowMove>& ro
     for (size_t i = 0; same && i < first.size(); ++i) same = r.also_set[i].name == first[i].name;
     if (!same) return Status::InvalidArgument("MoveRows: every row must set the same columns as the first");
   }
-  const std::string integer = guards::IntegerMarker(tx.Dialect());
+  const std::string integer = std::string(tx.Dialect().IntegerParameter());
   const size_t per_row = 1 + 2 * first.size();
   const size_t per_statement = SetShapeAtMost(
       std::clamp<size_t>((guards::kMaxParameters - 1 - preds->second.size()) / per_row, 1, guards::kMaxCaseKeys));

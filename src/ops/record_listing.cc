@@ -6,7 +6,9 @@
 namespace idem::ops {
 
 Result<std::vector<Record>> ListRecords(Store& store, const RecordFilter& filter, int64_t now_ms) {
-  std::string sql = "SELECT " IDEM_RECORD_COLUMNS " FROM idem_records WHERE ";
+  // MySQL reserves `key`: the dialect quotes it.
+  const SqlDialect& d = store.Dialect();
+  std::string sql = "SELECT " + record_sql::RecordColumns(d) + " FROM idem_records WHERE ";
   std::vector<Value> params;
   if (filter.status) {
     sql += "status = ?";
@@ -19,7 +21,7 @@ Result<std::vector<Record>> ListRecords(Store& store, const RecordFilter& filter
     sql += " AND consumer_group = ?";
     params.emplace_back(filter.group);
   }
-  sql += " ORDER BY last_seen_ms, consumer_group, key LIMIT ?";
+  sql += " ORDER BY last_seen_ms, consumer_group, " + record_sql::KeyColumn(d) + " LIMIT ?";
   params.emplace_back(filter.limit);
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();

@@ -34,6 +34,7 @@ void ReadStore(TableReader t, ServiceConfig& c) {
   c.store_url = t.RequiredString("url", "the store URL, e.g. \"sqlite:payments.db\" or \"postgresql://…\"");
   CheckUrl(t, connect::CheckStoreUrl(c.store_url));
   c.setup_sql = t.String("setup_sql").value_or("");
+  c.create_schema = t.Bool("create_schema", c.create_schema);
   t.Finish();
 }
 

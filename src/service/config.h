@@ -16,6 +16,7 @@
 #include "idem/broker.h"
 #include "idem/fast_filter.h"
 #include "idem/status.h"
+#include "idem/store_access.h"
 #include "service/handler_config.h"
 
 namespace idem::service {
@@ -74,6 +75,11 @@ struct ServiceConfig {
   // tables (reference data, demo accounts); it must be safe to run again
   // (CREATE … IF NOT EXISTS, INSERT … ON CONFLICT DO NOTHING).
   std::string setup_sql;
+  // false: the runtime may not create tables, so idem's own tables must exist
+  // at the current version (`idem schema migrate` or `idem schema print` by a
+  // DBA); start-up refuses a store that lacks them, before consuming. Business
+  // tables (handler sets, setup_sql) are the configuration's own. Default true.
+  bool create_schema = true;
 
   std::string fast_filter_url;                // optional; empty: no fast filter
   int64_t redis_ttl_ms = 24LL * 3600 * 1000;  // default 24 h
@@ -94,6 +100,12 @@ struct ServiceConfig {
   std::vector<StateMachineConfig> state_machines;  // [[state_machine]]: for transition steps
   std::vector<ConsumerConfig> consumers;      // at least one
 };
+
+// How the service opens its store: creating and migrating idem's tables, or
+// requiring them current (create_schema = false).
+inline StoreAccess StoreAccessOf(const ServiceConfig& c) {
+  return c.create_schema ? StoreAccess::kCreate : StoreAccess::kCurrentSchema;
+}
 
 // Parses `text` as the configuration file `path` (used in errors only).
 Result<ServiceConfig> ParseConfig(std::string_view text, const std::string& path);

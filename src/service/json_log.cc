@@ -55,12 +55,14 @@ void JsonLog::Write(std::string_view level, std::string_view event, nlohmann::js
 
 BackendLogRoute::BackendLogRoute(JsonLog* log) {
   SetBackendLogHook([log](BackendLogLevel level, std::string_view source, std::string_view event,
-                          std::string_view message) {
+                          std::string_view message, std::span<const BackendLogField> fields) {
     const char* name = level == BackendLogLevel::kError  ? "error"
                        : level == BackendLogLevel::kWarn ? "warn"
                        : level == BackendLogLevel::kInfo ? "info"
                                                          : "debug";
-    log->Write(name, event, {{"source", source}, {"message", message}});
+    nlohmann::json line{{"source", source}, {"message", message}};
+    for (const BackendLogField& f : fields) line[std::string(f.name)] = f.value;
+    log->Write(name, event, std::move(line));
   });
 }
 

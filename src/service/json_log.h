@@ -43,8 +43,9 @@ class JsonLog {
 };
 
 // While it lives, every backend adapter's diagnostics (idem/backend_log.h:
-// Kafka's adapter, librdkafka) are lines of `log`, with the adapter as "source"
-// and their text as "message". `log` must outlive it.
+// Kafka's adapter, librdkafka) are lines of `log`, with the adapter as "source",
+// their text as "message" and each of their fields (BackendLogField) as a key
+// of its own ("facility", "broker", …). `log` must outlive it.
 class BackendLogRoute {
  public:
   explicit BackendLogRoute(JsonLog* log);

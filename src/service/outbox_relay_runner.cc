@@ -22,7 +22,7 @@ Result<std::unique_ptr<OutboxRelayRunner>> OutboxRelayRunner::Open(const Service
   r->log_ = log;
   r->metrics_ = metrics;
   r->interval_ms_ = config.outbox.interval_ms;
-  auto store = OpenStore(config.store_url, env);
+  auto store = OpenStore(config.store_url, env, StoreAccessOf(config));
   if (!store.ok()) return Status::Unavailable("outbox relay: cannot open the store: " + store.status().ToString());
   r->store_ = std::move(*store);
   BrokerOptions bo;  // a publisher: it creates what it publishes to

@@ -90,7 +90,7 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
   s->env_ = env;
   s->metrics_ = metrics;
   // Tables first, once, before any worker can receive a message for them.
-  auto store = OpenStore(config.store_url, env);
+  auto store = OpenStore(config.store_url, env, StoreAccessOf(config));
   if (!store.ok()) return AsStartFailure("cannot open the store", store.status());
   std::map<std::string, bool> prepared;
   for (const ConsumerConfig& k : config.consumers)
@@ -109,7 +109,7 @@ Result<std::unique_ptr<Service>> Service::Open(const ServiceConfig& config, cons
   IDEM_RETURN_IF_ERROR(CheckDeclaredSchema(config, **store));
   IDEM_RETURN_IF_ERROR(CheckBrokers(config, registry, env));
   if (config.retention.sweep_interval_ms > 0) {
-    auto sweep_store = OpenStore(config.store_url, env);
+    auto sweep_store = OpenStore(config.store_url, env, StoreAccessOf(config));
     if (!sweep_store.ok()) return AsStartFailure("cannot open the store for retention", sweep_store.status());
     s->sweep_store_ = std::move(*sweep_store);
     auto sweeper = ops::Sweeper::Create(s->sweep_store_.get(), SweepOptionsFor(config.retention),

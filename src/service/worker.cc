@@ -77,7 +77,7 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
   auto broker = OpenBroker(config.broker_url, BrokerOptionsFor(config, consumer, handlers), env);
   if (!broker.ok()) return fail("cannot open the broker", broker.status());
   w->broker_ = std::move(*broker);
-  auto store = OpenStore(config.store_url, env);
+  auto store = OpenStore(config.store_url, env, StoreAccessOf(config));
   if (!store.ok()) return fail("cannot open the store", store.status());
   w->store_ = std::move(*store);
 

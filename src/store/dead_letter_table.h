@@ -1,4 +1,4 @@
-// The statements of idem_dead_letters (record_sql::DeadLetterDdl): parking a
+// The statements of idem_dead_letters (store/schema/tables.h): parking a
 // message in the store, and reading the rows back for `idem dlq`.
 #pragma once
 

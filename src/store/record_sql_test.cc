@@ -44,7 +44,7 @@ TEST(RecordSqlTest, ReopeningAStoreKeepsItsRecordsAndStampsTheVersionOnce) {
   ASSERT_TRUE(record.ok() && record->has_value()) << record.status().ToString();
   EXPECT_EQ((*record)->status, RecordStatus::kSucceeded);
   EXPECT_EQ(CountRows(*store, "SELECT COUNT(*) FROM idem_schema"), 1);
-  EXPECT_EQ(CountRows(*store, "SELECT MAX(version) FROM idem_schema"), record_sql::kSchemaVersion);
+  EXPECT_EQ(CountRows(*store, "SELECT MAX(version) FROM idem_schema"), kIdemSchemaVersion);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 // (ReplayCopyDigest), which every broker carries unchanged from the dead
 // letter to the replayed copy; so a grant lets exactly those bytes run once
 // more, whichever copy of them comes first. The table is idem_replay_grants
-// (record_sql::ReplayGrantDdl).
+// (store/schema/tables.h).
 #pragma once
 
 #include <cstdint>

@@ -12,6 +12,7 @@ namespace idem {
 struct StoreUrl {
   enum class Kind { kSqlite, kPostgres, kMySql };
   Kind kind = Kind::kSqlite;
+  const SqlDialect* dialect = nullptr;  // the store's SQL (never null after ParseStoreUrl)
   std::string path;           // kSqlite: the database file, never empty
   SqliteStoreOptions sqlite;  // kSqlite: from ?synchronous=
 };

@@ -86,29 +86,32 @@ TEST_P(StoreConformance, RollbackForgetsClaimsAndEffects) {
   EXPECT_EQ(AsInt((*rows)[0][0]), 0);
 }
 
-TEST_P(StoreConformance, CompleteTakesTheWholeBatchInOneCall) {
+// One list holds a batch's completions, a take-over folded into its
+// completion, and the touch of a copy.
+TEST_P(StoreConformance, RecordWritesTakeTheWholeBatchInOneCall) {
   {
     auto tx = store_->Begin();
     ASSERT_TRUE(tx.ok());
-    std::vector<ClaimRequest> reqs{Req("old")};
+    std::vector<ClaimRequest> reqs{Req("old"), Req("seen")};
     ASSERT_TRUE((*tx)->Claim("g", reqs, kNow, kNow + 10).ok());
     ASSERT_TRUE((*tx)->Complete("g", "old", RecordStatus::kReleased, "bank timeout", "", kNow + 1).ok());
+    ASSERT_TRUE((*tx)->Complete("g", "seen", RecordStatus::kSucceeded, "", "kept", kNow + 1).ok());
     ASSERT_TRUE((*tx)->Commit().ok());
   }
   // Text that must survive however a backend ships a batch (quotes, commas, braces, backslashes).
   const std::string odd = R"(he said "no", {twice} \ NULL)";
   auto tx = store_->Begin();
   ASSERT_TRUE(tx.ok());
-  std::vector<ClaimRequest> reqs{Req("new")};
+  std::vector<ClaimRequest> reqs{Req("new"), Req("old", "fp", "m2"), Req("seen", "fp", "m3")};
   ASSERT_TRUE((*tx)->Claim("g", reqs, kNow + 100, kNow + 200).ok());
-  ASSERT_TRUE((*tx)->TakeOver("g", Req("old", "fp", "m2"), kNow + 100, kNow + 200).ok());
-  const std::vector<Completion> batch{{"new", RecordStatus::kSucceeded, "", odd},
-                                      {"old", RecordStatus::kFailed, odd, ""}};
-  Status s = (*tx)->Complete("g", batch, kNow + 150);
+  const std::vector<RecordWrite> batch{{"new", RecordStatus::kSucceeded, "", odd},
+                                       {"old", RecordStatus::kFailed, odd, "", "m2"},
+                                       RecordWrite::Touch("seen")};
+  Status s = (*tx)->WriteRecords("g", batch, kNow + 150);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  const std::vector<Completion> with_missing{{"new", RecordStatus::kSucceeded, "", ""},
-                                             {"gone", RecordStatus::kSucceeded, "", ""}};
-  s = (*tx)->Complete("g", with_missing, kNow + 160);
+  const std::vector<RecordWrite> with_missing{{"new", RecordStatus::kSucceeded, "", ""},
+                                              {"gone", RecordStatus::kSucceeded, "", ""}};
+  s = (*tx)->WriteRecords("g", with_missing, kNow + 160);
   EXPECT_TRUE(s.IsNotFound()) << s.ToString();
   EXPECT_NE(s.message().find("gone"), std::string::npos) << s.ToString();
   (*tx)->Rollback();
@@ -116,8 +119,7 @@ TEST_P(StoreConformance, CompleteTakesTheWholeBatchInOneCall) {
   tx = store_->Begin();
   ASSERT_TRUE(tx.ok());
   ASSERT_TRUE((*tx)->Claim("g", reqs, kNow + 100, kNow + 200).ok());
-  ASSERT_TRUE((*tx)->TakeOver("g", Req("old", "fp", "m2"), kNow + 100, kNow + 200).ok());
-  ASSERT_TRUE((*tx)->Complete("g", batch, kNow + 150).ok());
+  ASSERT_TRUE((*tx)->WriteRecords("g", batch, kNow + 150).ok());
   ASSERT_TRUE((*tx)->Commit().ok());
   auto n = store_->ReadRecord("g", "new");
   ASSERT_TRUE(n.ok() && n->has_value());
@@ -130,9 +132,45 @@ TEST_P(StoreConformance, CompleteTakesTheWholeBatchInOneCall) {
   EXPECT_EQ((*o)->attempts, 2);
   EXPECT_EQ((*o)->last_error, odd);
   EXPECT_EQ((*o)->last_seen_ms, kNow + 150);
+  EXPECT_EQ((*o)->message_id, "m2") << "the take-over names the message that ran";
+  EXPECT_EQ((*o)->lease_until_ms, 0);
+  auto seen = store_->ReadRecord("g", "seen");
+  ASSERT_TRUE(seen.ok() && seen->has_value());
+  EXPECT_EQ((*seen)->status, RecordStatus::kSucceeded) << "a touch leaves the outcome alone";
+  EXPECT_EQ((*seen)->attempts, 1);
+  EXPECT_EQ((*seen)->duplicates, 1);
+  EXPECT_EQ((*seen)->result_summary, "kept");
+  EXPECT_EQ((*seen)->message_id, "m1");
+  EXPECT_EQ((*seen)->last_seen_ms, kNow + 150);
 }
 
-TEST_P(StoreConformance, TakeOverThenCompleteCountsAttempts) {
+// A list that completes one key claimed in this transaction and counts a copy
+// on another: both records are written, whenever the store writes new rows.
+TEST_P(StoreConformance, OneWriteListCompletesANewKeyAndTouchesAnother) {
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    std::vector<ClaimRequest> reqs{Req("a"), Req("b", "fp", "m2")};
+    ASSERT_TRUE((*tx)->Claim("g", reqs, kNow, kNow + 10).ok());
+    const std::vector<RecordWrite> writes{{"a", RecordStatus::kSucceeded, "", "done"}, RecordWrite::Touch("b")};
+    Status s = (*tx)->WriteRecords("g", writes, kNow + 5);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto a = store_->ReadRecord("g", "a");
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((*a)->status, RecordStatus::kSucceeded);
+  EXPECT_EQ((*a)->attempts, 1);
+  EXPECT_EQ((*a)->result_summary, "done");
+  auto b = store_->ReadRecord("g", "b");
+  ASSERT_TRUE(b.ok() && b->has_value());
+  EXPECT_EQ((*b)->status, RecordStatus::kProcessing);
+  EXPECT_EQ((*b)->duplicates, 1);
+  EXPECT_EQ((*b)->message_id, "m2");
+  EXPECT_EQ((*b)->last_seen_ms, kNow + 5);
+}
+
+TEST_P(StoreConformance, ATakeOverCompletedThenTouchedCountsAttemptsAndCopies) {
   {
     auto tx = store_->Begin();
     ASSERT_TRUE(tx.ok());
@@ -144,10 +182,13 @@ TEST_P(StoreConformance, TakeOverThenCompleteCountsAttempts) {
   {
     auto tx = store_->Begin();
     ASSERT_TRUE(tx.ok());
-    ASSERT_TRUE((*tx)->TakeOver("g", Req("k", "fp", "m2"), kNow + 100, kNow + 200).ok());
-    ASSERT_TRUE((*tx)->Complete("g", "k", RecordStatus::kSucceeded, "", "ok", kNow + 101).ok());
-    ASSERT_TRUE((*tx)->NoteDuplicate("g", "k", kNow + 102).ok());
+    const RecordWrite taken_over{"k", RecordStatus::kSucceeded, "", "ok", "m2"};
+    ASSERT_TRUE((*tx)->WriteRecords("g", {&taken_over, 1}, kNow + 101).ok());
+    const RecordWrite touch = RecordWrite::Touch("k");
+    ASSERT_TRUE((*tx)->WriteRecords("g", {&touch, 1}, kNow + 102).ok());
     EXPECT_TRUE((*tx)->Complete("g", "missing", RecordStatus::kSucceeded, "", "", kNow).IsNotFound());
+    const RecordWrite touch_missing = RecordWrite::Touch("missing");
+    EXPECT_TRUE((*tx)->WriteRecords("g", {&touch_missing, 1}, kNow).IsNotFound());
     ASSERT_TRUE((*tx)->Commit().ok());
   }
   auto r = store_->ReadRecord("g", "k");

@@ -18,7 +18,7 @@ std::string WriteConfig(const idem::testing::TempDir& dir, const std::string& se
   const std::string path = dir.File("run.toml");
   std::ofstream(path) << "[broker]\nurl = \"queue:" << dir.File("q.db") << "\"\n[store]\nurl = \"sqlite:"
                       << dir.File("s.db") << "\"\n" << service << "[console]\n[[console.operator]]\nname = \"alice\"\n"
-                      << "role = \"operator\"\nsecret_hash = \"" << HashSecret("s", kMinHashIterations).value()
+                      << "role = \"operator\"\nsecret_hash = \"" << HashSecret("alice-secret", kMinHashIterations).value()
                       << "\"\n[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n";
   return path;
 }

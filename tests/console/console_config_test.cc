@@ -13,7 +13,7 @@ const std::string kBase = "[broker]\nurl = \"queue:q.db\"\n[store]\nurl = \"sqli
                           "[[consumer]]\ngroup = \"g\"\nhandlers = [\"payments\"]\n";
 
 TEST(ConsoleConfigTest, OperatorsAreReadWithTheirRoles) {
-  const std::string hash = HashSecret("s", kMinHashIterations).value();
+  const std::string hash = HashSecret("alice-secret", kMinHashIterations).value();
   auto c = service::ParseConfig(kBase + "[console]\nsession_ttl_ms = 120000\n[[console.operator]]\nname = \"alice\"\n"
                                 "role = \"operator\"\nsecret_hash = \"" + hash + "\"\n[[console.operator]]\n"
                                 "name = \"vera\"\nsecret_hash = \"" + hash + "\"\n", "run.toml");
@@ -38,14 +38,25 @@ TEST(ConsoleConfigTest, APlainSecretOrNoOperatorIsAnErrorThatSaysWhatToDo) {
 }
 
 TEST(ConsoleConfigTest, HashSecretPrintsAHashOfTheSecretOnStdin) {
-  auto r = testing::RunProcess({IDEM_CLI_PATH, "console", "hash-secret"}, "open sesame\n");
+  auto r = testing::RunProcess({IDEM_CLI_PATH, "console", "hash-secret"}, "open sesame, please\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_FALSE(r.out.empty());
   const std::string hash = r.out.substr(0, r.out.size() - 1);
   EXPECT_EQ(CheckHashFormat(hash), "");
-  EXPECT_TRUE(VerifySecret("open sesame", hash)) << "the trailing newline is not part of the secret";
-  EXPECT_EQ(r.out.find("open sesame"), std::string::npos);
+  EXPECT_TRUE(VerifySecret("open sesame, please", hash)) << "the trailing newline is not part of the secret";
+  EXPECT_EQ(r.out.find("open sesame, please"), std::string::npos);
   EXPECT_EQ(testing::RunProcess({IDEM_CLI_PATH, "console", "hash-secret"}, "").exit_code, 2);
+}
+
+TEST(ConsoleConfigTest, HashSecretRefusesABlankOrShortSecret) {
+  for (const char* secret : {"\n", "                \n", " \t \t \t \t \t \t \t\n", "hunter2\n"}) {
+    auto r = testing::RunProcess({IDEM_CLI_PATH, "console", "hash-secret"}, secret);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.out, "") << "no hash printed";
+    EXPECT_NE(r.err.find("at least 12 bytes"), std::string::npos) << r.err;
+  }
+  auto blank = testing::RunProcess({IDEM_CLI_PATH, "console", "hash-secret"}, "                \n");
+  EXPECT_NE(blank.err.find("blank"), std::string::npos) << blank.err;
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ class ConsoleFixture : public ::testing::Test {
     settings.config.enabled = true;
     settings.config.session_ttl_ms = kTtlMs;
     settings.config.operators = {{"alice", Role::kOperator, Hash("alice-secret"), ""},
-                                 {"vera", Role::kReadOnly, Hash("vera-secret"), ""}};
+                                 {"vera", Role::kReadOnly, Hash("vera-read-only"), ""}};
     auto console = Console::Open(settings, &clock_);
     ASSERT_TRUE(console.ok()) << console.status().ToString();
     console_ = std::move(*console);
@@ -95,6 +95,15 @@ class ConsoleFixture : public ::testing::Test {
     return id.ok() ? *id : 0;
   }
   QueueStats Stats() { return queue_->Stats().value(); }
+  // The console's audit rows in its store, newest first (empty when it cannot be read: the test then fails).
+  std::vector<AuditEntry> AuditRows() {
+    auto store = OpenSqliteStore(dir_.File("s.db"), {}, Env::Default());
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return {};
+    auto rows = AuditLog::Open(store->get())->List(100);
+    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+    return rows.ok() ? *rows : std::vector<AuditEntry>{};
+  }
 
   std::string Origin() const { return "http://127.0.0.1:" + std::to_string(port_); }
   httplib::Headers Browser(const Login* login, const std::string& origin) const {

@@ -39,14 +39,28 @@ TEST_F(ConsoleOnRabbitMq, ListsReplaysAndAuditsUnderTheLogin) {
   EXPECT_NE(r->body.find("Replayed 1 message(s)"), std::string::npos) << r->body;
   EXPECT_EQ(Stats().dead, 0);
   EXPECT_EQ(Stats().ready, 1) << "back in the main queue";
-  auto store = OpenSqliteStore(dir_.File("s.db"), {}, Env::Default());
-  ASSERT_TRUE(store.ok());
-  auto rows = AuditLog::Open(store->get())->List(10);
-  ASSERT_TRUE(rows.ok());
-  ASSERT_EQ(rows->size(), 1u);
-  EXPECT_EQ((*rows)[0].operator_name, "alice");
-  EXPECT_EQ((*rows)[0].dead_letter_ids, id);
-  EXPECT_EQ((*rows)[0].changed, 1);
+  const std::vector<AuditEntry> rows = AuditRows();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].operator_name, "alice");
+  EXPECT_EQ(rows[0].dead_letter_ids, id);
+  EXPECT_EQ(rows[0].changed, 1);
+}
+
+TEST_F(ConsoleOnRabbitMq, AnIdThatNamesNoDeadLetterIs404AndMovesNothing) {
+  Park("pay:R2", R"({"payment_id":"R2"})", "account missing");
+  auto login = LogIn("alice", "alice-secret");
+  ASSERT_TRUE(login);
+  auto replay = Post("/console/replay", &*login, {{"id", "987654321"}});
+  ASSERT_TRUE(replay);
+  EXPECT_EQ(replay->status, 404) << replay->body;
+  auto purge = Post("/console/purge", &*login, {{"id", "987654321"}, {"confirm", "yes"}});
+  ASSERT_TRUE(purge);
+  EXPECT_EQ(purge->status, 404) << purge->body;
+  EXPECT_EQ(Stats().dead, 1);
+  EXPECT_EQ(Stats().ready, 0);
+  const std::vector<AuditEntry> rows = AuditRows();
+  ASSERT_EQ(rows.size(), 2u);
+  for (const AuditEntry& e : rows) EXPECT_EQ(e.outcome, "not_found") << e.action;
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 // the reconciliation reads these files from outside. Parsing only.
 //
 // Beyond "no crash": every amount accepted reads back the same after
-// formatting, every row has a key, and a time accepted is a time that
-// formats back (as milliseconds) to itself.
+// formatting, every row has a key (without a byte order mark) and a time
+// that was read when it has one, and a time accepted is a time that formats
+// back (as milliseconds) to itself.
 #include <cstdint>
 #include <string>
 
@@ -34,6 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (rows.ok())
     for (const StatementRow& r : *rows) {
       Check(!r.key.empty() && r.line >= 1, "a statement row without a key or line");
+      Check(r.key.rfind("\xEF\xBB\xBF", 0) != 0, "a byte order mark kept in a key");
+      Check(r.time.empty() != r.time_ms.has_value(), "a row's time and its milliseconds disagree");
       CheckAmount(FormatAmount(r.amount, 2), 2);
     }
   auto ms = ParseTimeMs(text);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "connect/known_schemes.h"
 #include "integration/run_idem.h"
 #include "testing/test_util.h"
 
@@ -36,10 +37,19 @@ TEST(CliContract, EveryHelpExitsZeroAndStatesTheExitCodes) {
   }
 }
 
-TEST(CliContract, VersionPrintsTheProjectVersion) {
+// The release (CMake's project version), the commit and the backends the
+// binary links: what a bug report needs.
+TEST(CliContract, VersionNamesTheReleaseTheCommitAndTheBackends) {
   ProcessResult r = Idem({"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("^idem [0-9]+\\.[0-9]+\\.[0-9]+\n$"))) << r.out;
+  std::string backends;
+  for (const std::string& name : connect::LinkedComponents()) backends += (backends.empty() ? "" : " ") + name;
+  EXPECT_EQ(backends.rfind("sqlite", 0), 0u) << backends;
+  const std::string version = std::regex_replace(IDEM_PROJECT_VERSION, std::regex("\\."), "\\.");
+  const std::regex line("^idem " + version + " \\(commit ([0-9a-f]{12}(-dirty)?|unknown), backends: " + backends +
+                        "\\)\n$");
+  EXPECT_TRUE(std::regex_search(r.out, line)) << r.out << "want: idem " << IDEM_PROJECT_VERSION
+                                              << " (commit ..., backends: " << backends << ")";
 }
 
 TEST(CliContract, ParseErrorsAreUsageErrors) {

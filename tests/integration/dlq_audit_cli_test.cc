@@ -30,7 +30,7 @@ class DlqAuditCliTest : public ::testing::Test {
     ASSERT_TRUE(id.ok());
     dead_id_ = std::to_string(*id);
     auto alice = console::HashSecret("alice-secret", console::kMinHashIterations);
-    auto vera = console::HashSecret("vera-secret", console::kMinHashIterations);
+    auto vera = console::HashSecret("vera-read-only", console::kMinHashIterations);
     ASSERT_TRUE(alice.ok() && vera.ok());
     std::ofstream(Config()) << "[broker]\nurl = \"queue:" << dir_.File("q.db") << "\"\n"
                             << "[store]\nurl = \"sqlite:" << dir_.File("s.db") << "\"\n"
@@ -80,7 +80,7 @@ TEST_F(DlqAuditCliTest, WrongSecretReadOnlyRoleOrNoAuditStoreChangeNothing) {
   ProcessResult r = As("alice", "guess", {"dlq", "purge", "--config", Config(), dead_id_});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("IDEM_OPERATOR_SECRET does not match"), std::string::npos) << r.err;
-  r = As("vera", "vera-secret", {"dlq", "purge", "--config", Config(), dead_id_});
+  r = As("vera", "vera-read-only", {"dlq", "purge", "--config", Config(), dead_id_});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("read-only"), std::string::npos) << r.err;
   r = As("alice", "alice-secret", {"dlq", "purge", "--queue", dir_.File("q.db"), dead_id_});

@@ -29,7 +29,7 @@ class ReconcileCliTest : public ::testing::Test {
     Write("ledger.toml", IncidentLedgerToml("sqlite:" + Db()));
     Write("bank.csv", IncidentStatementCsv());
     auto alice = console::HashSecret("alice-secret", console::kMinHashIterations);
-    auto vera = console::HashSecret("vera-secret", console::kMinHashIterations);
+    auto vera = console::HashSecret("vera-read-only", console::kMinHashIterations);
     ASSERT_TRUE(alice.ok() && vera.ok());
     Write("run.toml", "[broker]\nurl = \"queue:" + dir_.File("q.db") + "\"\n[store]\nurl = \"sqlite:" + Db() +
                           "\"\n[console]\n[[console.operator]]\nname = \"alice\"\nrole = \"operator\"\n"
@@ -156,7 +156,7 @@ TEST_F(ReconcileCliTest, ApplyIsRefusedWhenTheOperatorIsNotEstablished) {
   for (const std::vector<std::string>& env : std::vector<std::vector<std::string>>{
            {"IDEM_OPERATOR=alice", "IDEM_OPERATOR_SECRET=guess"},
            {"IDEM_OPERATOR=alice", "-u IDEM_OPERATOR_SECRET"},
-           {"IDEM_OPERATOR=vera", "IDEM_OPERATOR_SECRET=vera-secret"}}) {
+           {"IDEM_OPERATOR=vera", "IDEM_OPERATOR_SECRET=vera-read-only"}}) {
     ProcessResult r = ReconcileWith(env, {"--apply", "--config", dir_.File("run.toml")});
     EXPECT_EQ(r.exit_code, 2) << env[0] << " " << env[1] << "\n" << r.out << r.err;
     EXPECT_NE(r.err.find("nothing was changed"), std::string::npos) << r.err;
@@ -191,7 +191,9 @@ TEST_F(ReconcileCliTest, WithoutAnOperatorTheOsAccountIsAudited) {
 }
 
 // The statement covers 10:00 to 10:10 (+08:00): P20260928003, paid at 10:30,
-// is not "missing at the bank" — it is on tomorrow's statement.
+// is not "missing at the bank" — it is on tomorrow's statement; and the
+// bank's row for P20260928004 at 11:00 lies outside the period on the
+// statement's side: not compared either.
 TEST_F(ReconcileCliTest, OnlyEntriesInTheStatementsPeriodAreCompared) {
   ProcessResult r = Reconcile({"--statement", dir_.File("bank.csv"), "--since", "2026-09-28T10:00:00+08:00", "--until",
                                "2026-09-28T10:10:00+08:00"});
@@ -200,7 +202,9 @@ TEST_F(ReconcileCliTest, OnlyEntriesInTheStatementsPeriodAreCompared) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("P20260928003"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Against the statement: 2 mismatches"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 row outside the period matched no entry (not compared)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Against the statement: 1 mismatch\n  amount differs     P20260928002"), std::string::npos)
+      << r.out;
   // The double charge is found whatever the period.
   EXPECT_NE(r.out.find("P20260928001/PAY_DEDUCT"), std::string::npos) << r.out;
 
@@ -208,6 +212,55 @@ TEST_F(ReconcileCliTest, OnlyEntriesInTheStatementsPeriodAreCompared) {
   EXPECT_EQ(Reconcile({"--since", "2026-09-28"}).exit_code, 2);  // no statement
   EXPECT_EQ(
       Reconcile({"--statement", dir_.File("bank.csv"), "--since", "2026-09-29", "--until", "2026-09-28"}).exit_code, 2);
+}
+
+// The bank charged P20260928001 twice as well: --apply holds the second copy
+// and records why; later runs keep the hold, with or without a statement,
+// until a person releases that key by name — audited like a reversal.
+TEST_F(ReconcileCliTest, AHeldCopyStaysHeldUntilAPersonReleasesItsKey) {
+  Write("bank2.csv", "P20260928001,199.00,2026-09-28T10:00:13+08:00\nP20260928001,199.00,2026-09-28T10:00:30+08:00\n");
+  auto decisions = [&](const std::string& decision) {
+    return Sql("SELECT COUNT(*) FROM idem_reconcile_decisions WHERE business_key = 'P20260928001/PAY_DEDUCT' AND "
+               "copy_ordinal = 2 AND decision = '" + decision + "'");
+  };
+  ProcessResult held = AsAlice({"--statement", dir_.File("bank2.csv"), "--apply", "--config", dir_.File("run.toml")});
+  EXPECT_EQ(held.exit_code, 1) << held.out << held.err;
+  EXPECT_NE(held.out.find("(bank: 2 movements)"), std::string::npos) << held.out;
+  EXPECT_EQ(decisions("held"), 1);
+  EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_reconcile_decisions WHERE operator = 'alice' AND bank_movements = 2 AND "
+                "evidence LIKE 'the bank moved it 2 times in statement %bank2.csv%'"),
+            1);
+
+  // No statement: no evidence either way, and the hold stands.
+  ProcessResult later = AsAlice({"--apply", "--config", dir_.File("run.toml")});
+  EXPECT_EQ(later.exit_code, 0) << later.out << later.err;
+  EXPECT_NE(later.out.find("held before: by alice at "), std::string::npos) << later.out;
+  const auto doc = nlohmann::json::parse(Reconcile({"--json"}).out);
+  const auto& copy = doc["duplicates"][0]["extra_copies"][0];
+  EXPECT_EQ(copy["state"], "held_before");
+  EXPECT_EQ(copy["held_before"]["operator"], "alice");
+  EXPECT_EQ(doc["exit_code"], 0);
+  EXPECT_EQ(Flows(), kIncidentFlows);
+  EXPECT_EQ(Balance("10086"), kIncidentBalance10086);
+
+  ProcessResult typo = AsAlice({"--apply", "--config", dir_.File("run.toml"), "--release-hold", "P20260928009"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("--release-hold P20260928009: no copy of that key"), std::string::npos) << typo.err;
+  EXPECT_EQ(Reconcile({"--release-hold", "P20260928001"}).exit_code, 2) << "a release is made with --apply";
+  EXPECT_EQ(decisions("released"), 0);
+  EXPECT_EQ(Flows(), kIncidentFlows);
+
+  ProcessResult released = AsAlice({"--apply", "--config", dir_.File("run.toml"), "--release-hold", "P20260928001",
+                                    "--reason", "bank refunded the second charge"});
+  EXPECT_EQ(released.exit_code, 3) << released.out << released.err;
+  EXPECT_NE(released.out.find("reversed now: P20260928001:reversal:2 (199.00)"), std::string::npos) << released.out;
+  EXPECT_EQ(decisions("released"), 1);
+  EXPECT_EQ(decisions("reversed"), 1);
+  EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_reconcile_decisions WHERE decision = 'released' AND operator = 'alice' AND "
+                "evidence LIKE 'released by alice (bank refunded the second charge)%'"),
+            1);
+  EXPECT_EQ(Balance("10086"), kRestoredBalance10086);
+  EXPECT_EQ(Flows(), kIncidentFlows + 1);
 }
 
 TEST_F(ReconcileCliTest, FlagsDescribeTheLedgerWithoutAFile) {

@@ -19,7 +19,8 @@ TEST(KafkaBackendLogTest, LibrdkafkaLinesGoThroughTheBackendLogHook) {
   std::mutex mu;
   std::condition_variable cv;
   std::vector<std::string> lines;  // "source|event|message"
-  SetBackendLogHook([&](BackendLogLevel, std::string_view source, std::string_view event, std::string_view message) {
+  SetBackendLogHook([&](BackendLogLevel, std::string_view source, std::string_view event, std::string_view message,
+                        std::span<const BackendLogField>) {
     std::lock_guard<std::mutex> lock(mu);
     lines.push_back(std::string(source) + "|" + std::string(event) + "|" + std::string(message));
     cv.notify_all();

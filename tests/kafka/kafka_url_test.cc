@@ -22,6 +22,14 @@ TEST(KafkaUrlTest, ServersTopicsAndParameters) {
   EXPECT_EQ(o->retry_delays_ms, (std::vector<int64_t>{1000, 60000}));
   EXPECT_EQ(o->prefetch, 50u);
   EXPECT_EQ(o->rdkafka.at("client.id"), "idem-test");
+  EXPECT_TRUE(o->static_membership) << "members are static by default";
+  EXPECT_EQ(o->instance_id, "") << "the host name, unless given";
+  auto dynamic = ParseKafkaUrl("kafka://k1:9092/p?static_membership=false");
+  ASSERT_TRUE(dynamic.ok()) << dynamic.status().ToString();
+  EXPECT_FALSE(dynamic->static_membership);
+  auto named = ParseKafkaUrl("kafka://k1:9092/p?instance_id=pay-eu-1");
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ(named->instance_id, "pay-eu-1");
 }
 
 TEST(KafkaUrlTest, MockNeedsNoServer) {
@@ -30,7 +38,7 @@ TEST(KafkaUrlTest, MockNeedsNoServer) {
   EXPECT_TRUE(o->mock);
   EXPECT_EQ(o->group, "idem");
   EXPECT_EQ(o->assignor, "cooperative-sticky");
-  EXPECT_EQ(o->retry_mode, RetryMode::kOrdered) << "a key's order is kept under retries unless asked otherwise";
+  EXPECT_EQ(o->retry_mode, RetryMode::kRetryTopics) << "ordered retries are asked for; retry topics stay the default";
   auto topics = ParseKafkaUrl("kafka://mock/payments?retry_mode=retry_topics");
   ASSERT_TRUE(topics.ok()) << topics.status().ToString();
   EXPECT_EQ(topics->retry_mode, RetryMode::kRetryTopics);
@@ -49,7 +57,9 @@ TEST(KafkaUrlTest, MistakesSayWhatToWrite) {
                         Case{"kafka://k1:9092/p?assignor=sticky", "is not one of"},
                         Case{"kafka://k1:9092/p?retry_delays_ms=0", "positive milliseconds"},
                         Case{"kafka://k1:9092/p?retry_mode=blocking", "is not one of ordered, retry_topics"},
-                        Case{"kafka://k1:9092/p?session_timeout_ms=-1", "not a positive number"}}) {
+                        Case{"kafka://k1:9092/p?session_timeout_ms=-1", "not a positive number"},
+                        Case{"kafka://k1:9092/p?static_membership=yes", "is not true or false"},
+                        Case{"kafka://k1:9092/p?instance_id=pay%20eu", "is not an id"}}) {
     auto o = ParseKafkaUrl(c.url);
     ASSERT_FALSE(o.ok()) << c.url;
     EXPECT_NE(o.status().ToString().find(c.says), std::string::npos) << c.url << ": " << o.status().ToString();

@@ -17,6 +17,9 @@
 namespace idem::testing {
 namespace {
 
+// Ordered retries are asked for (retry topics are the adapter's default).
+constexpr const char* kOrdered = "&retry_mode=ordered";
+
 class KafkaOrderedRetry : public KafkaPipelineTest {
  protected:
   void SetUp() override {
@@ -26,7 +29,7 @@ class KafkaOrderedRetry : public KafkaPipelineTest {
 
   // Publishes, in this order, one record per "ORDER:EVENT", keyed by the order.
   void PublishEvents(const std::vector<std::string>& events) {
-    auto broker = OpenKafka();
+    auto broker = OpenKafka(kOrdered);
     ASSERT_NE(broker, nullptr);
     std::vector<Message> batch;
     for (const std::string& e : events) {
@@ -65,7 +68,7 @@ class KafkaOrderedRetry : public KafkaPipelineTest {
 
   // The group's committed offset of the one partition (-1: none).
   int64_t Committed() {
-    auto options = ParseKafkaUrl(Url());
+    auto options = ParseKafkaUrl(Url(kOrdered));
     EXPECT_TRUE(options.ok());
     auto reader = kafka::TopicReader::Open(*options, MockKafka::Get().bootstrap());
     EXPECT_TRUE(reader.ok()) << reader.status().ToString();
@@ -77,7 +80,7 @@ class KafkaOrderedRetry : public KafkaPipelineTest {
 
   std::unique_ptr<KafkaWorker> Start(HandlerSpec handler, PipelineOptions options = Options(),
                                      const std::string& url_extra = "") {
-    auto broker = OpenKafka(url_extra);
+    auto broker = OpenKafka(kOrdered + url_extra);
     auto store = OpenSqliteStore(dir_.File("store.db"), {}, Env::Default());
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     if (!broker || !store.ok()) return nullptr;
@@ -147,10 +150,10 @@ TEST_F(KafkaOrderedRetry, AHeldKeyNeverBlocksAnotherKeyAndItsOwnLaterEventsWaitB
   EXPECT_EQ(Applied().front(), "O2-pay") << "O2 went first, while O1 was held";
   EXPECT_EQ(Balance(*store_, "u1"), 1'000'000) << "every payment refunded";
   EXPECT_EQ(Effects(), 6);
-  EXPECT_TRUE(OpenKafka()->dead_letters()->List(10)->empty());
+  EXPECT_TRUE(OpenKafka(kOrdered)->dead_letters()->List(10)->empty());
   EXPECT_EQ(Committed(), 6) << "everything settled is committed at close";
   // In place: nothing went to a retry topic.
-  auto options_url = ParseKafkaUrl(Url());
+  auto options_url = ParseKafkaUrl(Url(kOrdered));
   ASSERT_TRUE(options_url.ok());
   auto reader = kafka::TopicReader::Open(*options_url, MockKafka::Get().bootstrap());
   ASSERT_TRUE(reader.ok());
@@ -190,7 +193,7 @@ TEST_F(KafkaOrderedRetry, ARefundNeverOvertakesItsOrderUnderRetriesAndAChangeOfO
   EXPECT_EQ(AppliedOf("O1"), (std::vector<std::string>{"O1-pay", "O1-ship", "O1-finish", "O1-refund"}));
   EXPECT_EQ(Balance(*store_, "u1"), 1'000'000 - 100) << "O2 paid, O1 paid and refunded";
   EXPECT_EQ(Effects(), 6) << "O2's ship, handed out again to the second member, applied once";
-  EXPECT_TRUE(OpenKafka()->dead_letters()->List(10)->empty());
+  EXPECT_TRUE(OpenKafka(kOrdered)->dead_letters()->List(10)->empty());
   EXPECT_EQ(Committed(), 6);
 }
 
@@ -211,7 +214,7 @@ TEST_F(KafkaOrderedRetry, AfterItsLadderTheEventIsDeadLetteredAndItsKeyGoesOn) {
   });
   auto worker = Start(handler);  // max_attempts 4, ladder 100, 200, 300 ms
   ASSERT_NE(worker, nullptr);
-  auto inspector = OpenKafka();
+  auto inspector = OpenKafka(kOrdered);
   ASSERT_TRUE(WaitFor(
       [&] {
         auto dead = inspector->dead_letters()->List(10);

@@ -11,6 +11,7 @@
 
 #include "mysql/my_test_support.h"
 #include "testing/incident_ledger.h"
+#include "testing/reconcile_days.h"
 #include "testing/test_util.h"
 
 namespace idem::testing {
@@ -65,6 +66,15 @@ TEST(MyReconcileTest, ApplyReversesTheSecondChargeOnceAndTheNextRunIsClean) {
   EXPECT_EQ(balance("10086"), kRestoredBalance10086);
   EXPECT_EQ(QueryInt(*store, "SELECT COUNT(*) FROM pay_account_flows"), kIncidentFlows + 1);
   EXPECT_EQ(QueryInt(*store, "SELECT COUNT(*) FROM idem_reconcile_audit"), 1);
+}
+
+// The daily job over three days (testing/reconcile_days.h), as on SQLite and PostgreSQL.
+TEST(MyReconcileTest, ThreeDailyRunsHoldWhatTheBankChargedAndReverseOnlyLedgerDoubles) {
+  if (MysqlTestUrl().empty()) GTEST_SKIP() << kNoMysql;
+  const std::string url = FreshDatabaseUrl();
+  auto store = OpenMyStoreOrFail(url);
+  ASSERT_TRUE(store);
+  RunThreeDaysOfReconciliation(*store, url, IDEM_CLI_PATH);
 }
 
 }  // namespace

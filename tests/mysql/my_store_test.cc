@@ -15,15 +15,9 @@
 namespace idem::testing {
 namespace {
 
-void SkipWithoutMysql() { GTEST_SKIP() << kNoMysql; }
-
 StoreFactory MysqlFactory() {
   return StoreFactory{"mysql",
-                      []() -> std::string {
-                        if (!MysqlTestUrl().empty()) return FreshDatabaseUrl();
-                        SkipWithoutMysql();
-                        return "";
-                      },
+                      &FreshDatabaseUrlOrSkip,
                       [](const std::string& url, Env*) { return OpenMyStoreOrFail(url); }};
 }
 
@@ -41,15 +35,6 @@ class MyStoreTest : public ::testing::Test {
   }
 
   // The server's id for a store's session.
-  int64_t SessionId(Store& store) {
-    auto tx = store.Begin();
-    EXPECT_TRUE(tx.ok()) << tx.status().ToString();
-    if (!tx.ok()) return 0;
-    auto rows = (*tx)->Query("SELECT CONNECTION_ID()", {});
-    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
-    return rows.ok() ? AsInt((*rows)[0][0]) : 0;
-  }
-
   static bool Waiting(int64_t id) { return SessionWaitsForRowLock(id); }
 
   int64_t Count(const std::string& sql) { return AdminInt(sql, DatabaseOf(url_)); }
@@ -62,7 +47,7 @@ TEST_F(MyStoreTest, OpenStoreRoutesMysqlAndMariadbUrls) {
   for (const std::string& url : {url_, "mariadb" + url_.substr(url_.find("://"))}) {
     auto s = OpenStore(url, Env::Default());
     ASSERT_TRUE(s.ok()) << s.status().ToString();
-    EXPECT_EQ((*s)->Dialect(), Dialect::kMySql);
+    EXPECT_EQ((*s)->Dialect().Name(), "mysql");
   }
 }
 
@@ -285,12 +270,7 @@ TEST_F(MyStoreTest, ConnectionKilledDuringCommitIsInDoubtAndTheRecordTellsTheOut
   ASSERT_TRUE(admin.Run("BACKUP STAGE BLOCK_COMMIT"));
   Status commit;
   std::thread committer([&] { commit = (*tx)->Commit(); });
-  const bool waited = WaitFor(
-      [&] {
-        return AdminInt("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + std::to_string(id) +
-                        " AND INFO = 'COMMIT'") == 1;
-      },
-      10'000);
+  const bool waited = WaitUntilSessionRunsCommit(id, 10'000);
   EXPECT_TRUE(waited) << "the COMMIT never reached the server";
   EXPECT_TRUE(admin.Run("KILL CONNECTION " + std::to_string(id)));
   committer.join();

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "idem/mysql_store.h"
+#include "testing/consumer_group.h"
 #include "store/mysql/my_url.h"
 
 namespace idem::testing {
@@ -121,29 +122,28 @@ bool AdminSession::Run(const std::string& sql) {
   return mysql_ && testing::Run(static_cast<MYSQL*>(mysql_), sql).has_value();
 }
 
-void CreateMyEffectTables(Store& store) {
-  Status s = store.ExecScript(
-      "CREATE TABLE effects (k VARCHAR(600) NOT NULL, msg_id VARCHAR(255) NOT NULL, amount BIGINT NOT NULL);"
-      "CREATE TABLE accounts (owner VARCHAR(64) PRIMARY KEY, balance BIGINT NOT NULL);"
-      "INSERT INTO accounts (owner, balance) VALUES ('u1', 1000000), ('u2', 1000000)");
-  ASSERT_TRUE(s.ok()) << s.ToString();
+int64_t SessionId(Store& store) {
+  auto tx = store.Begin();
+  EXPECT_TRUE(tx.ok()) << tx.status().ToString();
+  if (!tx.ok()) return 0;
+  auto rows = (*tx)->Query("SELECT CONNECTION_ID()", {});
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  return rows.ok() ? AsInt((*rows)[0][0]) : 0;
 }
 
-HandlerSpec MyPayHandler() {
-  HandlerSpec spec;
-  spec.topic = "pay";
-  spec.key.fields = {"payment_id"};
-  spec.fn = [](HandlerContext& ctx) -> HandlerResult {
-    auto doc = nlohmann::json::parse(ctx.message.payload);
-    const int64_t amount = doc.at("amount").get<int64_t>();
-    auto ins = ctx.tx.Exec("INSERT INTO effects (k, msg_id, amount) VALUES (?, ?, ?)",
-                           {ctx.idempotency_key, ctx.message.id, amount});
-    if (!ins.ok()) return HandlerResult::Retryable(ins.status().ToString());
-    auto upd = ctx.tx.Exec("UPDATE accounts SET balance = balance - ? WHERE owner = 'u1'", {amount});
-    if (!upd.ok()) return HandlerResult::Retryable(upd.status().ToString());
-    return HandlerResult::Ok("charged " + std::to_string(amount));
-  };
-  return spec;
+bool WaitUntilSessionRunsCommit(int64_t id, int64_t timeout_ms) {
+  return WaitFor(
+      [&] {
+        return AdminInt("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + std::to_string(id) +
+                        " AND INFO = 'COMMIT'") == 1;
+      },
+      timeout_ms);
+}
+
+std::string FreshDatabaseUrlOrSkip() {
+  if (!MysqlTestUrl().empty()) return FreshDatabaseUrl();
+  [] { GTEST_SKIP() << kNoMysql; }();
+  return "";
 }
 
 std::unique_ptr<Store> OpenMyStoreOrFail(const std::string& url) {

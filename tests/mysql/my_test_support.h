@@ -6,7 +6,6 @@
 #include <memory>
 #include <string>
 
-#include "idem/handler.h"
 #include "idem/store.h"
 
 namespace idem::testing {
@@ -22,6 +21,10 @@ inline constexpr const char* kNoMysql =
 // failure, after recording a test failure.
 std::string FreshDatabaseUrl();
 
+// FreshDatabaseUrl(), or "" after GTEST_SKIP() when IDEM_TEST_MYSQL_URL is not
+// set (for a suite's fresh_database, whose caller checks IsSkipped()).
+std::string FreshDatabaseUrlOrSkip();
+
 // Runs SQL on a separate admin connection to the test server (used to kill
 // sessions, block commits and inspect state behind a store's back). `database`
 // is the one to use, "" for none.
@@ -32,6 +35,13 @@ int64_t AdminInt(const std::string& sql, const std::string& database = "");
 // Whether server session `id` waits for a row lock (read from SHOW ENGINE
 // INNODB STATUS: information_schema.INNODB_TRX lags behind on MariaDB 10.11).
 bool SessionWaitsForRowLock(int64_t id);
+
+// The server session behind a store's connection (CONNECTION_ID()), or 0
+// after recording a test failure.
+int64_t SessionId(Store& store);
+// Waits up to `timeout_ms` until session `id` runs COMMIT (held there, e.g. by
+// an admin's BACKUP STAGE BLOCK_COMMIT).
+bool WaitUntilSessionRunsCommit(int64_t id, int64_t timeout_ms);
 
 // The database a URL names ("mysql://u:p@h:1/db" → "db").
 std::string DatabaseOf(const std::string& url);
@@ -46,14 +56,6 @@ class AdminSession {
  private:
   void* mysql_ = nullptr;
 };
-
-// The payments tables of testing/test_util.h in MySQL's words (`key` is a
-// reserved word there): effects (k, msg_id, amount) with no unique key, so a
-// doubled effect shows as a second row, and accounts u1 and u2 at 1,000,000.
-void CreateMyEffectTables(Store& store);
-// PayHandler (testing/test_util.h) over those tables: one effect row and one
-// debit per payment, both in the message's transaction.
-HandlerSpec MyPayHandler();
 
 // Opens a MySQL store or records a test failure and returns null.
 std::unique_ptr<Store> OpenMyStoreOrFail(const std::string& url);

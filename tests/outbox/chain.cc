@@ -119,7 +119,7 @@ void RunOutboxChain(const ChainEnds& ends, int payments) {
   Env& env = ends.real_time ? *Env::Default() : relay_clock;
   auto store = ends.open_store(&env);
   ASSERT_TRUE(store.ok()) << store.status().ToString();
-  ends.create_effect_tables(**store);
+  CreateEffectTables(**store);
   ASSERT_TRUE((*store)
                   ->ExecScript("CREATE TABLE chain_points (payment_id VARCHAR(64) NOT NULL);"
                                "CREATE TABLE chain_notices (payment_id VARCHAR(64) NOT NULL)")
@@ -138,7 +138,7 @@ void RunOutboxChain(const ChainEnds& ends, int payments) {
     }
     ASSERT_TRUE((*pay)->publisher().PublishBatch(batch).ok());
     Pipeline consumer(&(*pay)->source(), store->get(), &env, options);
-    ASSERT_TRUE(consumer.Register(PayEmitting(ends.pay_handler())).ok());
+    ASSERT_TRUE(consumer.Register(PayEmitting(PayHandler())).ok());
     Drain(consumer, [&](int64_t) { return QueryInt(**store, "SELECT COUNT(*) FROM idem_outbox") == 2 * payments; });
   }
   ASSERT_EQ(QueryInt(**store, "SELECT COUNT(*) FROM idem_outbox WHERE state = 'PENDING'"), 2 * payments);

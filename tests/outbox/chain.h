@@ -35,8 +35,6 @@ struct ChainEnds {
   bool real_time = false;
   int64_t poll_wait_ms = 0;
   // The "pay" handler's tables and the handler (MySQL spells them its own way).
-  std::function<void(Store&)> create_effect_tables = CreateEffectTables;
-  std::function<HandlerSpec()> pay_handler = [] { return PayHandler(); };
 };
 
 // Runs the chain for `payments` payments with gtest assertions.

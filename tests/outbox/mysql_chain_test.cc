@@ -22,8 +22,6 @@ TEST(OutboxChainMysqlTest, RelayKilledAfterConfirmAndConsumerKilledBeforeAckYiel
   ends.open_pay_broker = queue("pay.db");
   ends.open_downstream_broker = queue("downstream.db");
   ends.redelivery_after_ms = BrokerOptions{}.visibility_timeout_ms + 1'000;
-  ends.create_effect_tables = CreateMyEffectTables;
-  ends.pay_handler = MyPayHandler;
   RunOutboxChain(ends, 20);
 }
 

@@ -76,9 +76,10 @@ TEST_F(PgPlanTest, ClaimFindsEachKeyByThePrimaryKeyOnAFreshTable) {
                                "'g', '{pay:1,pay:2,pay:900}', '{f,f,f}', '{m1,m2,m3}', 10, 1"));
 }
 
-TEST_F(PgPlanTest, CompleteFindsEachKeyByThePrimaryKeyOnAFreshTable) {
-  ExpectKeyLookups(GenericPlan("complete", pg::kCompleteSql,
-                               "'g', 5, '{pay:1,pay:2}', '{SUCCEEDED,FAILED}', '{\"\",boom}', '{ok,\"\"}'"));
+TEST_F(PgPlanTest, RecordWritesFindEachKeyByThePrimaryKeyOnAFreshTable) {
+  ExpectKeyLookups(GenericPlan("write", pg::kWriteRecordsSql,
+                               "'g', 5, '{pay:1,pay:2,pay:3}', '{f,f,t}', '{SUCCEEDED,FAILED,\"\"}', "
+                               "'{\"\",boom,\"\"}', '{ok,\"\",\"\"}', '{\"\",m9,\"\"}'"));
 }
 
 }  // namespace

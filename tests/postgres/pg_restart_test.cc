@@ -1,80 +1,11 @@
-// PostgreSQL crash-restarted while consumers run: nothing lost, nothing applied
-// twice. The server is the shared one from scripts/servers/postgres.sh, so this
-// executable runs alone (RUN_SERIAL).
-#include <gtest/gtest.h>
-
-#include <cstdlib>
-
-#include "idem/embedded_queue.h"
-#include "idem/pipeline.h"
-#include "postgres/pg_test_support.h"
-#include "testing/consumer_group.h"
-#include "testing/portable_pay.h"
-#include "testing/server_script.h"
-#include "testing/test_util.h"
+// PostgreSQL crash-restarted while consumers run (the pipeline restart
+// conformance test). The server is the shared one from
+// scripts/servers/postgres.sh, so this executable runs alone (RUN_SERIAL).
+#include "postgres/pg_pipeline_store.h"
 
 namespace idem::testing {
-namespace {
 
-constexpr const char* kServerStartSql =
-    "SELECT (EXTRACT(EPOCH FROM pg_postmaster_start_time()) * 1000000)::BIGINT";
-const std::string kScript = std::string(IDEM_SOURCE_DIR) + "/scripts/servers/postgres.sh";
+INSTANTIATE_TEST_SUITE_P(Postgres, PipelineRestartConformance, ::testing::Values(PostgresPipelineStore()),
+                         [](const auto& info) { return info.param.name; });
 
-TEST(PgRestartTest, ServerRestartMidTransactionLosesNothingAndDuplicatesNothing) {
-  if (PostgresTestUrl().empty()) GTEST_SKIP() << kNoPostgres;
-  if (ServerScriptUrl(kScript) != PostgresTestUrl())
-    GTEST_SKIP() << "IDEM_TEST_POSTGRES_URL is not the server " << kScript << " manages; not restarting it";
-  const std::string url = FreshSchemaUrl();
-  auto store = OpenPgStoreOrFail(url);
-  ASSERT_NE(store, nullptr);
-  CreateEffectTables(*store);
-  TempDir dir;
-  auto open_queue = [&] {
-    auto q = EmbeddedQueue::Open(dir.File("queue.db"), {}, Env::Default());
-    EXPECT_TRUE(q.ok()) << q.status().ToString();
-    return q.ok() ? std::move(*q) : nullptr;
-  };
-  auto queue = open_queue();
-  ASSERT_NE(queue, nullptr);
-
-  constexpr int kPayments = 200;
-  int64_t total = 0;
-  std::vector<Message> messages = PaymentCopies(kPayments, 2, kPayments, &total);
-  ASSERT_TRUE(queue->PublishBatch(messages).ok());
-
-  // The first run of payment P0 waits inside its transaction until the server
-  // has restarted, so at least one transaction is certainly cut off mid-way.
-  Gate gate;
-  const HandlerSpec spec = GatedHandler(PayHandler(), "pay:P0", &gate);
-  PipelineOptions o;
-  o.max_linger_ms = 0;
-  o.batch_size = 10;
-  o.unavailable_backoff_min_ms = 10;
-  o.unavailable_backoff_max_ms = 200;
-  ConsumerGroup group(3, [&](int) {
-    ConsumerParts c;
-    c.queue = open_queue();
-    c.store = OpenPgStoreOrFail(url);
-    c.pipeline = std::make_unique<Pipeline>(c.queue.get(), c.store.get(), Env::Default(), o);
-    EXPECT_TRUE(c.pipeline->Register(spec).ok());
-    return c;
-  });
-  ASSERT_TRUE(WaitFor([&] { return gate.entered.load(); }, 30'000));
-  const int64_t start_before = QueryInt(*store, kServerStartSql);
-  ASSERT_EQ(std::system((kScript + " restart").c_str()), 0);
-  gate.open = true;
-  ASSERT_TRUE(WaitFor([&] { return QueueSettled(*queue); }, 90'000)) << "the queue never settled";
-  group.Stop();
-
-  EXPECT_NE(QueryInt(*store, kServerStartSql), start_before) << "the server really restarted";
-  EXPECT_GE(group.Sum(&DecisionCounters::commit_failures), 1) << "the gated batch was cut off";
-  EXPECT_EQ(CountEffects(*store), kPayments);
-  EXPECT_EQ(Balance(*store, "u1"), 1000000 - total);
-  EXPECT_EQ(group.Sum(&DecisionCounters::first), kPayments);
-  auto stats = queue->Stats();
-  ASSERT_TRUE(stats.ok());
-  EXPECT_EQ(stats->dead, 0);
-}
-
-}  // namespace
 }  // namespace idem::testing

@@ -14,15 +14,8 @@
 namespace idem::testing {
 namespace {
 
-void SkipWithoutPostgres() { GTEST_SKIP() << kNoPostgres; }
-
 StoreFactory PostgresFactory() {
-  return StoreFactory{"postgres",
-                      []() -> std::string {
-                        if (!PostgresTestUrl().empty()) return FreshSchemaUrl();
-                        SkipWithoutPostgres();
-                        return "";
-                      },
+  return StoreFactory{"postgres", &FreshSchemaUrlOrSkip,
                       [](const std::string& url, Env*) { return OpenPgStoreOrFail(url); }};
 }
 
@@ -73,7 +66,7 @@ class PgStoreTest : public ::testing::Test {
 TEST_F(PgStoreTest, OpenStoreRoutesPostgresUrls) {
   auto s = OpenStore(url_, Env::Default());
   ASSERT_TRUE(s.ok()) << s.status().ToString();
-  EXPECT_EQ((*s)->Dialect(), Dialect::kPostgres);
+  EXPECT_EQ((*s)->Dialect().Name(), "postgres");
 }
 
 TEST_F(PgStoreTest, ManyConsumersOpeningOneFreshDatabaseAtOnceAllSucceed) {
@@ -153,17 +146,8 @@ TEST_F(PgStoreTest, ConnectionLostInsideATransactionIsRetryableThenTheStoreRecov
 // A deferred trigger terminates the session while COMMIT runs: the answer to
 // COMMIT is lost, so the store must say "in doubt", never "failed".
 TEST_F(PgStoreTest, ConnectionLostDuringCommitIsInDoubtAndTheRecordTellsTheOutcome) {
-  ASSERT_TRUE(store_->ExecScript(R"sql(
-    CREATE TABLE effects (key TEXT NOT NULL);
-    CREATE SEQUENCE lose_commit_once;
-    CREATE FUNCTION lose_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF nextval('lose_commit_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-      RETURN NULL;
-    END $$;
-    CREATE CONSTRAINT TRIGGER lose_commit AFTER INSERT ON effects DEFERRABLE INITIALLY DEFERRED
-      FOR EACH ROW EXECUTE FUNCTION lose_commit();
-  )sql").ok());
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE effects (key TEXT NOT NULL)").ok());
+  LoseTheFirstCommitIntoEffects(*store_);
   auto tx = store_->Begin();
   ASSERT_TRUE(tx.ok());
   std::vector<ClaimRequest> reqs{{"k", "fp", "m1"}};
@@ -306,6 +290,31 @@ TEST_F(PgStoreTest, ADeferredReleaseThatFailsFailsTheNextStatementAndTheTransact
   EXPECT_NE(n.status().message().find("never_opened"), std::string::npos) << n.status().ToString();
   EXPECT_FALSE((*tx)->Commit().ok());
   EXPECT_EQ(RowsOfT(), 0);
+}
+
+// A handler's first run of a statement prepares it after the handler's
+// deferred SAVEPOINT: one that fails to prepare (a missing table) fails inside
+// the savepoint and rolls back to it, one message's worth, and the rest of the
+// batch commits. (Sent ahead of the SAVEPOINT, the failing PREPARE aborted the
+// whole transaction: the savepoint never existed to roll back to.)
+TEST_F(PgStoreTest, AStatementThatFailsToPrepareRollsBackOnlyToItsSavepoint) {
+  ASSERT_TRUE(store_->ExecScript("CREATE TABLE t (v INTEGER)").ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO t (v) VALUES (1)", {}).ok());
+  ASSERT_TRUE((*tx)->Savepoint("idem_msg").ok());
+  auto bad = (*tx)->Exec("INSERT INTO no_such_table (v) VALUES (?)", {int64_t{2}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("no_such_table"), std::string::npos) << bad.status().ToString();
+  Status back = (*tx)->RollbackTo("idem_msg");
+  ASSERT_TRUE(back.ok()) << back.ToString();
+  ASSERT_TRUE((*tx)->Release("idem_msg").ok());
+  ASSERT_TRUE((*tx)->Savepoint("idem_msg").ok());
+  ASSERT_TRUE((*tx)->Exec("INSERT INTO t (v) VALUES (?)", {int64_t{3}}).ok());  // prepared inside it, and kept
+  ASSERT_TRUE((*tx)->Release("idem_msg").ok());
+  Status s = (*tx)->Commit();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(RowsOfT(), 2);
 }
 
 // A savepoint rolled back with nothing run in between: both go out together.

@@ -62,3 +62,27 @@ std::unique_ptr<Store> OpenPgStoreOrFail(const std::string& url) {
 }
 
 }  // namespace idem::testing
+
+namespace idem::testing {
+
+std::string FreshSchemaUrlOrSkip() {
+  if (!PostgresTestUrl().empty()) return FreshSchemaUrl();
+  [] { GTEST_SKIP() << kNoPostgres; }();
+  return "";
+}
+
+void LoseTheFirstCommitIntoEffects(Store& store) {
+  Status s = store.ExecScript(R"sql(
+    CREATE SEQUENCE lose_commit_once;
+    CREATE FUNCTION lose_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF nextval('lose_commit_once') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+      RETURN NULL;
+    END $$;
+    CREATE CONSTRAINT TRIGGER lose_commit AFTER INSERT ON effects DEFERRABLE INITIALLY DEFERRED
+      FOR EACH ROW EXECUTE FUNCTION lose_commit();
+  )sql");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+}
+
+}  // namespace idem::testing

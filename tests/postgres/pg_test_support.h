@@ -21,6 +21,16 @@ inline constexpr const char* kNoPostgres =
 // and call). "" on failure, after recording a test failure.
 std::string FreshSchemaUrl();
 
+// FreshSchemaUrl(), or "" after GTEST_SKIP() when IDEM_TEST_POSTGRES_URL is not
+// set (for a suite's fresh_database, whose caller checks IsSkipped()).
+std::string FreshSchemaUrlOrSkip();
+
+// Installs a deferred trigger on the existing table `effects` that terminates
+// the session while the first COMMIT that inserted into it runs: a real lost
+// connection during COMMIT, which does not land. Sequence lose_commit_once
+// counts the rows the trigger saw.
+void LoseTheFirstCommitIntoEffects(Store& store);
+
 // Runs SQL on a separate maintenance connection to the test database (used to
 // kill connections and to inspect state behind a store's back).
 bool RunMaintenanceSql(const std::string& sql);

@@ -34,7 +34,8 @@ TEST(BackendLogRouteTest, AdapterLinesAreJsonLinesOfTheServiceLog) {
     service::BackendLogRoute route(&log);
     BackendLog(BackendLogLevel::kWarn, "kafka", "kafka_commit_failed",
                "Broker: Group rebalance in progress; later commits retry");
-    BackendLog(BackendLogLevel::kError, "librdkafka", "kafka_client_log", "rdkafka#consumer-1 FAIL: refused");
+    BackendLog(BackendLogLevel::kError, "librdkafka", "kafka_client_log", "Connect failed: refused",
+               {{"facility", "FAIL"}, {"broker", "127.0.0.1:9092/1"}});
   }
   // The route is gone: back to stderr, nothing more in the file.
   BackendLog(BackendLogLevel::kInfo, "kafka", "after_the_route", "to stderr");
@@ -49,6 +50,8 @@ TEST(BackendLogRouteTest, AdapterLinesAreJsonLinesOfTheServiceLog) {
   EXPECT_TRUE(lines[0].contains("ts"));
   EXPECT_EQ(lines[1].value("level", ""), "error");
   EXPECT_EQ(lines[1].value("source", ""), "librdkafka");
+  EXPECT_EQ(lines[1].value("facility", ""), "FAIL") << "a field is a key of its own";
+  EXPECT_EQ(lines[1].value("broker", ""), "127.0.0.1:9092/1");
 }
 
 }  // namespace

@@ -106,7 +106,7 @@ handlers = ["payments"]
 }
 
 #ifdef IDEM_WITH_KAFKA
-// retry_mode is per group; unset, the broker's default applies (Kafka: ordered).
+// retry_mode is per group; unset, the broker's default applies (Kafka: retry topics).
 TEST(ConfigTest, RetryModeIsPerGroupAndReachesTheBroker) {
   auto c = ParseConfig(R"(
 [broker]

@@ -53,8 +53,8 @@ void ExpectTwoWorkersRetryingOneReleasedKeyNeverBothTakeItOver(Store& a_store, S
   auto seen_by_a = (*a)->Claim("g", retry_a, 10, 20);
   ASSERT_TRUE(seen_by_a.ok()) << seen_by_a.status().ToString();
   ASSERT_EQ((*seen_by_a)[0].existing.status, RecordStatus::kReleased);
-  ASSERT_TRUE((*a)->TakeOver("g", retry_a[0], 10, 20).ok());
-  ASSERT_TRUE((*a)->Complete("g", "k", RecordStatus::kSucceeded, "", "paid", 11).ok());
+  const RecordWrite taken_over{"k", RecordStatus::kSucceeded, "", "paid", "m2"};
+  ASSERT_TRUE((*a)->WriteRecords("g", {&taken_over, 1}, 11).ok());
   Result<std::vector<ClaimResult>> seen_by_b = Status::Unavailable("not run");
   std::thread b([&] {
     auto tx = b_store.Begin();

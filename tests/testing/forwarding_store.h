@@ -17,7 +17,7 @@ class ForwardingTx : public StoreTx {
   Status Savepoint(std::string_view n) override { return inner_->Savepoint(n); }
   Status RollbackTo(std::string_view n) override { return inner_->RollbackTo(n); }
   Status Release(std::string_view n) override { return inner_->Release(n); }
-  idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  const SqlDialect& Dialect() const override { return inner_->Dialect(); }
   Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
     return inner_->DescribeTable(table);
   }
@@ -25,14 +25,8 @@ class ForwardingTx : public StoreTx {
                                          int64_t lease) override {
     return inner_->Claim(g, r, now, lease);
   }
-  Status TakeOver(std::string_view g, const ClaimRequest& r, int64_t now, int64_t lease) override {
-    return inner_->TakeOver(g, r, now, lease);
-  }
-  Status Complete(std::string_view g, std::span<const Completion> c, int64_t now) override {
-    return inner_->Complete(g, c, now);
-  }
-  Status NoteDuplicate(std::string_view g, std::string_view k, int64_t now) override {
-    return inner_->NoteDuplicate(g, k, now);
+  Status WriteRecords(std::string_view g, std::span<const RecordWrite> w, int64_t now) override {
+    return inner_->WriteRecords(g, w, now);
   }
   Status Commit() override { return inner_->Commit(); }
   void Rollback() override { inner_->Rollback(); }
@@ -54,7 +48,9 @@ class ForwardingStore : public Store {
   }
   Result<int64_t> SweepRecords(int64_t t, int64_t n) override { return inner_->SweepRecords(t, n); }
   Status ExecScript(std::string_view sql) override { return inner_->ExecScript(sql); }
-  idem::Dialect Dialect() const override { return inner_->Dialect(); }
+  Result<SchemaReport> CheckSchema() override { return inner_->CheckSchema(); }
+  Result<SchemaReport> MigrateSchema() override { return inner_->MigrateSchema(); }
+  const SqlDialect& Dialect() const override { return inner_->Dialect(); }
 
  protected:
   // The transaction the pipeline gets in place of `tx`.

@@ -23,8 +23,12 @@ class TempDir {
   std::string path_;
 };
 
-// Creates `effects(key, msg_id, amount)` (no unique constraint) and `accounts`.
+// Creates `effects(key, msg_id, amount)` (no unique constraint: a doubled
+// effect is a second row) and `accounts` u1 and u2 at 1,000,000, on every
+// store; on MySQL, where `key` is reserved, the key column is `k`.
 void CreateEffectTables(Store& store);
+// The column of `effects` that holds the idempotency key on `dialect`.
+std::string EffectKeyColumn(const SqlDialect& dialect);
 // Handler for topic "pay": payload {"payment_id": "...", "amount": N, "user": "u1"}.
 // Inserts one effects row and deducts amount from the user's balance with a
 // read-modify-write (deliberately naive: the guard is what keeps it correct).

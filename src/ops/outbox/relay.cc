@@ -39,7 +39,7 @@ Result<std::vector<OutboxRow>> Claim(Store& store, const RelayOptions& o, int64_
     sql += " AND NOT EXISTS (SELECT 1 FROM idem_outbox e WHERE e.msg_key = o.msg_key AND e.state = 'PENDING'"
            " AND e.id < o.id)";
   sql += " ORDER BY due_ms, id LIMIT ?";
-  if (store.Dialect() != Dialect::kSqlite) sql += " FOR UPDATE SKIP LOCKED";
+  sql += store.Dialect().ForUpdateSkipLocked();
   auto found = (*tx)->Query(sql, {now_ms, o.batch_size});
   if (!found.ok()) return found.status();
   std::vector<OutboxRow> rows;
@@ -94,22 +94,24 @@ Result<int64_t> CleanUp(Store& store, const RelayOptions& o, int64_t now_ms) {
   auto tx = store.Begin();
   if (!tx.ok()) return tx.status();
   const std::vector<Value> due{now_ms - o.sent_retention_ms, o.cleanup_batch};
+  const SqlDialect& d = store.Dialect();
   Result<int64_t> n = int64_t{0};
-  if (store.Dialect() == Dialect::kMySql) {
-    // MySQL takes no LIMIT in an IN subquery, and a DELETE … LIMIT scanning the
-    // primary key waits on every row another relay's claim holds: pick the
-    // sent rows first, skipping held ones, then delete those.
-    auto sent = (*tx)->Query(
-        "SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED", due);
+  if (d.LimitInSubquery()) {
+    n = (*tx)->Exec("DELETE FROM idem_outbox WHERE id IN "
+                    "(SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?)",
+                    due);
+  } else {
+    // No LIMIT in an IN subquery (MySQL), and a DELETE … LIMIT scanning the
+    // primary key would wait on every row another relay's claim holds: pick
+    // the sent rows first, skipping held ones, then delete those.
+    auto sent = (*tx)->Query("SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?" +
+                                 std::string(d.ForUpdateSkipLocked()),
+                             due);
     if (!sent.ok()) return sent.status();
     if (sent->empty()) return int64_t{0};
     std::vector<Value> ids;
     for (const Row& r : *sent) ids.emplace_back(AsInt(r[0]));
     n = (*tx)->Exec("DELETE FROM idem_outbox WHERE id IN (" + Placeholders(ids.size()) + ")", ids);
-  } else {
-    n = (*tx)->Exec("DELETE FROM idem_outbox WHERE id IN "
-                    "(SELECT id FROM idem_outbox WHERE state = 'SENT' AND sent_ms < ? ORDER BY id LIMIT ?)",
-                    due);
   }
   if (!n.ok()) return n.status();
   IDEM_RETURN_IF_ERROR((*tx)->Commit());

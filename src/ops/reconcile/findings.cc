@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ops/reconcile/amount.h"
+#include "ops/reconcile/statement_match.h"
 
 namespace idem::reconcile {
 namespace {
@@ -23,51 +24,24 @@ std::optional<std::pair<std::string, int>> ParseReversalKey(const std::string& f
   return std::make_pair(first.substr(0, at), ordinal);
 }
 
-int64_t InBankSign(const LedgerSpec& spec, int64_t ledger_amount) {
-  return spec.bank_sign == BankSign::kOpposite ? -ledger_amount : ledger_amount;
-}
-
-struct BankTotal {
-  int64_t sum = 0;
-  int count = 0;
-  std::string first_time;
-};
-
-void CompareWithStatement(const LedgerSpec& spec, const std::map<Key, std::vector<LedgerEntry>>& groups,
-                          const std::vector<StatementRow>& statement, const Period& period, Findings& out) {
-  std::map<std::string, BankTotal> bank;
-  for (const StatementRow& r : statement) {
-    BankTotal& t = bank[r.key];
-    if (t.count++ == 0) t.first_time = r.time;
-    t.sum += r.amount;
-  }
-  // Each key's effect once: its copies are duplicates, not extra money.
-  std::map<std::string, int64_t> ledger;
-  for (const auto& [key, entries] : groups)
-    if (period.Contains(entries.front().time_ms)) ledger[key.front()] += InBankSign(spec, entries.front().amount);
-
-  for (const auto& [key, net] : ledger) {
-    auto b = bank.find(key);
-    if (b == bank.end())
-      out.mismatches.push_back({MismatchKind::kMissingAtBank, key, net, std::nullopt, ""});
-    else if (b->second.sum != net)
-      out.mismatches.push_back({MismatchKind::kAmountDiffers, key, net, b->second.sum, b->second.first_time});
-  }
-  for (const auto& [key, total] : bank)
-    if (!ledger.count(key))
-      out.mismatches.push_back({MismatchKind::kMissingInLedger, key, std::nullopt, total.sum, total.first_time});
-  std::sort(out.mismatches.begin(), out.mismatches.end(),
-            [](const Mismatch& a, const Mismatch& b) { return a.key < b.key; });
-
-  // The bank charged every copy: the ledger is right, the customer needs a
-  // refund through the bank — reversing the ledger would hide that.
+// A copy the bank moved too is held: the ledger is right, the customer needs
+// a refund through the bank — reversing the ledger would hide that. A copy
+// the statement does not cover is left for the statement of its day.
+void JudgeByStatement(const LedgerSpec& spec, const std::map<Key, std::vector<LedgerEntry>>& groups,
+                      const std::vector<StatementRow>& statement, const Period& period, int64_t window_ms,
+                      Findings& out) {
+  StatementMatch match = MatchStatement(spec, groups, statement, period, window_ms);
+  out.mismatches = std::move(match.mismatches);
+  out.rows_not_covered = match.rows_not_covered;
   for (Duplicate& d : out.duplicates) {
-    auto b = bank.find(d.key.front());
-    d.bank_movements = b == bank.end() ? 0 : b->second.count;
-    if (b == bank.end() || b->second.count < d.copies() || b->second.sum != InBankSign(spec, d.amount) * d.copies())
-      continue;
-    for (ExtraCopy& c : d.extra)
-      if (c.state == CopyState::kOpen) c.state = CopyState::kHeld;
+    const std::vector<BankEvidence>& evidence = match.copies.at(d.key);
+    d.bank_movements = static_cast<int>(std::count(evidence.begin(), evidence.end(), BankEvidence::kMatched));
+    for (ExtraCopy& c : d.extra) {
+      if (c.state != CopyState::kOpen) continue;
+      const BankEvidence e = evidence[c.ordinal - 1];
+      if (e == BankEvidence::kMatched) c.state = CopyState::kHeld;
+      if (e == BankEvidence::kNotCovered) c.state = CopyState::kNotCovered;
+    }
   }
 }
 
@@ -83,6 +57,10 @@ const char* CopyStateName(CopyState s) {
       return "reversed_now";
     case CopyState::kHeld:
       return "held";
+    case CopyState::kHeldBefore:
+      return "held_before";
+    case CopyState::kNotCovered:
+      return "not_covered";
   }
   return "?";
 }
@@ -106,7 +84,7 @@ std::string KeyText(const std::vector<std::string>& key) {
 }
 
 Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries, const std::vector<StatementRow>* statement,
-                 const Period& period) {
+                 const Period& period, int64_t match_window_ms) {
   Findings out;
   out.entries = static_cast<int64_t>(entries.size());
   std::map<Key, std::vector<LedgerEntry>> groups;
@@ -144,7 +122,7 @@ Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries, const
     for (int ordinal = 2; ordinal <= static_cast<int>(copies.size()); ++ordinal) {
       const bool before = done.erase(ordinal) > 0;
       d.extra.push_back({ordinal, key.front() + spec.reversal_marker + std::to_string(ordinal),
-                         before ? CopyState::kReversedBefore : CopyState::kOpen});
+                         before ? CopyState::kReversedBefore : CopyState::kOpen, std::nullopt});
     }
     out.duplicates.push_back(std::move(d));
   }
@@ -156,7 +134,7 @@ Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries, const
                                         "an entry was deleted"});
     }
 
-  if (statement) CompareWithStatement(spec, groups, *statement, period, out);
+  if (statement) JudgeByStatement(spec, groups, *statement, period, match_window_ms, out);
   return out;
 }
 

@@ -5,11 +5,15 @@
 //               and amount: every copy after the first is to be reversed.
 //   conflict    one business key with entries that differ (account or amount),
 //               or a reversal with no copy to reverse: a person must look.
-//   mismatch    against the statement, per business key (the first key
-//               column): missing in the ledger, missing at the bank, or the
-//               amounts differ. Duplicates count once here; they are reported
-//               (and reversed) as duplicates. With a period, only the keys
-//               whose first entry lies in it are compared.
+//   mismatch    against the statement, per movement: each bank row is matched
+//               to one ledger copy of its key (the first key column) of the
+//               same amount inside the match window, else to one of another
+//               amount (amount differs); a row left over is missing in the
+//               ledger, a key's first copy left over in the period is missing
+//               at the bank. Extra copies left over are the duplicate's open
+//               copies, not mismatches. Whatever lies outside the period and
+//               matched nothing is not covered by the statement: never a
+//               mismatch, never reversed on its evidence.
 #pragma once
 
 #include <cstdint>
@@ -36,13 +40,27 @@ enum class CopyState {
   kReversedBefore,  // its reversal entry is already in the ledger
   kReversedNow,     // reversed by this run
   kHeld,            // the bank statement shows this charge too: not a ledger error, not reversed
+  kHeldBefore,      // an earlier --apply held it on its statement's evidence: stays held until released
+  kNotCovered,      // outside the statement's period and not on it: the statement cannot judge it
 };
-const char* CopyStateName(CopyState s);  // "open", "reversed_before", "reversed_now", "held"
+// "open", "reversed_before", "reversed_now", "held", "held_before", "not_covered"
+const char* CopyStateName(CopyState s);
+inline constexpr CopyState kAllCopyStates[] = {CopyState::kOpen,       CopyState::kReversedBefore,
+                                               CopyState::kReversedNow, CopyState::kHeld,
+                                               CopyState::kHeldBefore, CopyState::kNotCovered};
+
+// The hold an earlier run recorded (decisions_table.h).
+struct EarlierHold {
+  int64_t at_ms = 0;
+  std::string operator_name;
+  std::string evidence;
+};
 
 struct ExtraCopy {
   int ordinal = 2;           // 2 for the second application
   std::string reversal_key;  // the reversal's first key column: P20260928001:reversal:2
   CopyState state = CopyState::kOpen;
+  std::optional<EarlierHold> held_before;  // with kHeldBefore
 };
 
 struct Duplicate {
@@ -50,7 +68,7 @@ struct Duplicate {
   std::string account;
   int64_t amount = 0;             // of each copy
   std::vector<int64_t> times_ms;  // of each copy, oldest first (empty without a time column)
-  int bank_movements = -1;        // how often the statement lists the key; -1 without a statement
+  int bank_movements = -1;        // statement rows matched to its copies; -1 without a statement
   std::vector<ExtraCopy> extra;   // ordinal 2 .. copies
   int copies() const { return static_cast<int>(extra.size()) + 1; }
 };
@@ -68,7 +86,8 @@ struct Mismatch {
   std::string key;                // the first key column's value
   std::optional<int64_t> ledger;  // the ledger's net amount, in the bank's sign
   std::optional<int64_t> bank;    // the statement's total for the key
-  std::string bank_time;          // of the statement's first row for the key
+  std::string bank_time;          // of the statement's row
+  int line = 0;                   // the statement's line, 0 for missing at bank
 };
 
 struct Findings {
@@ -77,12 +96,17 @@ struct Findings {
   std::vector<Mismatch> mismatches;
   int64_t entries = 0;    // ledger entries inside the filter (reversals included)
   int64_t reversals = 0;  // of them, reversal entries
+  int64_t rows_not_covered = 0;  // statement rows outside the period that matched no entry
 };
 
-// `entries` in any order. `statement` null when there is none; only keys whose
-// first entry lies in `period` are compared with it.
+// How far apart a bank movement and its ledger copy may be: a movement the bank
+// books a day or two late still matches. Default 72 h.
+inline constexpr int64_t kDefaultMatchWindowMs = 72 * 3'600'000LL;
+
+// `entries` in any order. `statement` null when there is none; `period` is
+// what it covers (all time by default).
 Findings Analyze(const LedgerSpec& spec, std::vector<LedgerEntry> entries, const std::vector<StatementRow>* statement,
-                 const Period& period = {});
+                 const Period& period = {}, int64_t match_window_ms = kDefaultMatchWindowMs);
 
 // "P20260928001/PAY_DEDUCT": a key for people.
 std::string KeyText(const std::vector<std::string>& key);

@@ -133,5 +133,85 @@ TEST(ReconcileFindingsTest, OnlyEntriesInsideTheStatementsPeriodAreCompared) {
   EXPECT_EQ(all.mismatches[0].key, "P1");
 }
 
+StatementRow Row(const std::string& key, int64_t amount, int64_t at_ms, int line) {
+  return {key, amount, "t" + std::to_string(at_ms), line, at_ms};
+}
+
+// The bank charged T010 twice, as the ledger has it: both copies are the
+// bank's, the key is clean against the statement, and the second copy is held.
+TEST(ReconcileFindingsTest, AHeldKeyMatchesOneMovementPerCopyAndIsNoMismatch) {
+  const std::vector<StatementRow> bank = {Row("T010", 4200, 1'000, 1), Row("T010", 4200, 21'000, 2),
+                                          Row("P2", 5500, 30'000, 3)};
+  Findings f = Analyze(
+      Flows(), {Entry("T010", -4200, "u", 0), Entry("T010", -4200, "u", 20'000), Entry("P2", -5000, "u", 30'000)},
+      &bank);
+  ASSERT_EQ(f.duplicates.size(), 1u);
+  EXPECT_EQ(f.duplicates[0].bank_movements, 2);
+  EXPECT_EQ(f.duplicates[0].extra[0].state, CopyState::kHeld);
+  // The real difference still shows, and only it.
+  ASSERT_EQ(f.mismatches.size(), 1u);
+  EXPECT_EQ(f.mismatches[0].key, "P2");
+  EXPECT_EQ(f.mismatches[0].kind, MismatchKind::kAmountDiffers);
+  EXPECT_EQ(f.mismatches[0].line, 3);
+}
+
+// One movement and two copies of which one differs in amount from it: the
+// movement is the first copy's, the other copy is open.
+TEST(ReconcileFindingsTest, ADoubleTheBankChargedOnceAtAnotherAmountIsOneDifferenceAndOneOpenCopy) {
+  const std::vector<StatementRow> bank = {Row("T1", 4000, 1'000, 1)};
+  Findings f = Analyze(Flows(), {Entry("T1", -4200, "u", 0), Entry("T1", -4200, "u", 20'000)}, &bank);
+  ASSERT_EQ(f.mismatches.size(), 1u);
+  EXPECT_EQ(f.mismatches[0].kind, MismatchKind::kAmountDiffers);
+  EXPECT_EQ(*f.mismatches[0].ledger, 4200);
+  EXPECT_EQ(*f.mismatches[0].bank, 4000);
+  EXPECT_EQ(f.duplicates[0].extra[0].state, CopyState::kOpen);
+}
+
+// Day 2's statement says nothing of day 1: a day-1 double is not covered —
+// not open, so --apply does not reverse it on that evidence.
+TEST(ReconcileFindingsTest, CopiesOutsideThePeriodThatNoMovementMatchesAreNotCovered) {
+  const int64_t day = 86'400'000;
+  const std::vector<StatementRow> bank = {Row("T2", 100, day + 5'000, 1)};
+  Findings f = Analyze(Flows(),
+                       {Entry("T010", -4200, "u", 1'000), Entry("T010", -4200, "u", 2'000),
+                        Entry("T2", -100, "u", day + 4'000)},
+                       &bank, Period{day, 2 * day});
+  ASSERT_EQ(f.duplicates.size(), 1u);
+  EXPECT_EQ(f.duplicates[0].bank_movements, 0);
+  EXPECT_EQ(f.duplicates[0].extra[0].state, CopyState::kNotCovered);
+  EXPECT_TRUE(f.mismatches.empty());
+}
+
+// Day 1's last payment, booked by the bank after midnight, is on day 2's
+// statement: it matches inside the window, and is missing in the ledger
+// beyond it. A row outside the period that matches nothing is not compared.
+TEST(ReconcileFindingsTest, ALateMovementMatchesItsCopyInsideTheWindow) {
+  const int64_t day = 86'400'000, late = day + 20 * 60'000;
+  const std::vector<StatementRow> bank = {Row("T012", 1000, late, 1), Row("OLD", 5, day - 10 * day, 2)};
+  const std::vector<LedgerEntry> ledger = {Entry("T012", -1000, "u", day - 10 * 60'000)};
+  Findings f = Analyze(Flows(), ledger, &bank, Period{day, 2 * day});
+  EXPECT_TRUE(f.mismatches.empty()) << MismatchKindName(f.mismatches[0].kind);
+  EXPECT_EQ(f.rows_not_covered, 1);
+  Findings narrow = Analyze(Flows(), ledger, &bank, Period{day, 2 * day}, 60'000);
+  ASSERT_EQ(narrow.mismatches.size(), 1u);
+  EXPECT_EQ(narrow.mismatches[0].kind, MismatchKind::kMissingInLedger);
+  EXPECT_EQ(narrow.mismatches[0].key, "T012");
+}
+
+// The bank charged T1 twice, at 23:59:50 and at 00:00:10: each day's statement
+// shows one movement. Day 1 leaves the second copy to day 2, which holds it.
+TEST(ReconcileFindingsTest, ADoubleChargeAcrossMidnightIsHeldByTheSecondDaysMovement) {
+  const int64_t day = 86'400'000;
+  const std::vector<LedgerEntry> ledger = {Entry("T1", -4200, "u", day - 10'000), Entry("T1", -4200, "u", day + 10'000)};
+  const std::vector<StatementRow> first = {Row("T1", 4200, day - 9'000, 1)};
+  Findings day1 = Analyze(Flows(), ledger, &first, Period{0, day});
+  EXPECT_EQ(day1.duplicates[0].extra[0].state, CopyState::kNotCovered);
+  EXPECT_TRUE(day1.mismatches.empty());
+  const std::vector<StatementRow> second = {Row("T1", 4200, day + 11'000, 1)};
+  Findings day2 = Analyze(Flows(), ledger, &second, Period{day, 2 * day});
+  EXPECT_EQ(day2.duplicates[0].extra[0].state, CopyState::kHeld);
+  EXPECT_TRUE(day2.mismatches.empty());
+}
+
 }  // namespace
 }  // namespace idem::reconcile

@@ -79,6 +79,7 @@ Status Validate(const LedgerSpec& s) {
   if (s.reversal_marker.empty() || s.reversal_marker.size() > 32)
     return Status::InvalidArgument("the reversal marker must be 1 to 32 characters (default ':reversal:')");
   IDEM_RETURN_IF_ERROR(Identifier(s.audit_table, "audit table"));
+  IDEM_RETURN_IF_ERROR(Identifier(s.decisions_table, "decisions table"));
   return Status::OK();
 }
 

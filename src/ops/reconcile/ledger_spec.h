@@ -54,6 +54,9 @@ struct LedgerSpec {
   // ordinal (2 for the second application): P20260928001:reversal:2.
   std::string reversal_marker = ":reversal:";
   std::string audit_table = "idem_reconcile_audit";
+  // What each --apply decided per copy (held, reversed, released) and why, so
+  // a later run keeps a hold made on evidence it no longer sees.
+  std::string decisions_table = "idem_reconcile_decisions";
 
   bool HasBalance() const { return !balance_table.empty(); }
 };

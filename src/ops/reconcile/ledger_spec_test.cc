@@ -5,6 +5,7 @@
 #include "ops/reconcile/ledger_sql.h"
 #include "ops/reconcile/ledger_toml.h"
 #include "ops/reconcile/test_specs.h"
+#include "store/dialects.h"
 
 namespace idem::reconcile {
 namespace {
@@ -65,7 +66,7 @@ TEST(LedgerSqlTest, NamesAreQuotedAndValuesBound) {
   s.balance_table = "accounts";
   s.balance_key_column = "user";
   s.balance_column = "balance";
-  const LedgerSql pg(s, Dialect::kPostgres);
+  const LedgerSql pg(s, PostgresDialect());
   EXPECT_EQ(pg.select_entries,
             "SELECT \"biz_no\", \"type\", \"amount_cents\", \"user_id\" FROM \"flows\" WHERE \"type\" = ? AND "
             "\"channel\" = ? ORDER BY \"biz_no\", \"type\"");
@@ -74,7 +75,7 @@ TEST(LedgerSqlTest, NamesAreQuotedAndValuesBound) {
             "INSERT INTO \"flows\" (\"biz_no\", \"type\", \"amount_cents\", \"user_id\", \"channel\") VALUES (?, ?, "
             "?, ?, ?)");
   EXPECT_EQ(pg.lock_balance, "SELECT \"balance\" FROM \"accounts\" WHERE \"user\" = ? FOR UPDATE");
-  EXPECT_EQ(LedgerSql(s, Dialect::kSqlite).lock_balance, "SELECT \"balance\" FROM \"accounts\" WHERE \"user\" = ?");
+  EXPECT_EQ(LedgerSql(s, SqliteDialect()).lock_balance, "SELECT \"balance\" FROM \"accounts\" WHERE \"user\" = ?");
   EXPECT_EQ(pg.update_balance, "UPDATE \"accounts\" SET \"balance\" = \"balance\" + ? WHERE \"user\" = ?");
 }
 

@@ -4,18 +4,19 @@
 #include <vector>
 
 #include "guards/sql_identifier.h"
+#include "store/schema/tables.h"
 
 namespace idem::reconcile {
 namespace {
 
-std::string List(Dialect d, const std::vector<std::string>& names) {
+std::string List(const SqlDialect& d, const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + QuoteIdentifier(d, n);
   return out;
 }
 
 // `"a" = ? AND "b" = ?`
-std::string Equalities(Dialect d, const std::vector<std::string>& names) {
+std::string Equalities(const SqlDialect& d, const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : " AND ") + QuoteIdentifier(d, n) + " = ?";
   return out;
@@ -32,24 +33,11 @@ std::string LikePattern(const std::string& marker) {
   return out + "%";
 }
 
-std::string QuoteIdentifier(Dialect dialect, const std::string& name) {
-  // No default: a new dialect (MySQL quotes with backticks) must decide here.
-  switch (dialect) {
-    case Dialect::kSqlite:
-    case Dialect::kPostgres:
-      break;
-    case Dialect::kMySql: {
-      std::string out = "`";
-      for (char c : name) out += c == '`' ? std::string("``") : std::string(1, c);
-      return out + "`";
-    }
-  }
-  std::string out = "\"";
-  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
+std::string QuoteIdentifier(const SqlDialect& dialect, const std::string& name) {
+  return dialect.QuoteIdentifier(name);
 }
 
-LedgerSql::LedgerSql(const LedgerSpec& s, Dialect dialect) {
+LedgerSql::LedgerSql(const LedgerSpec& s, const SqlDialect& dialect) {
   const std::string table = QuoteIdentifier(dialect, s.table);
   std::vector<std::string> filter;
   for (const auto& w : s.where) filter.push_back(w.first);
@@ -99,19 +87,12 @@ LedgerSql::LedgerSql(const LedgerSpec& s, Dialect dialect) {
     const std::string column = QuoteIdentifier(dialect, s.balance_column);
     const std::string where = " WHERE " + QuoteIdentifier(dialect, s.balance_key_column) + " = ?";
     lock_balance =
-        "SELECT " + column + " FROM " + balance + where + (dialect != Dialect::kSqlite ? " FOR UPDATE" : "");
+        "SELECT " + column + " FROM " + balance + where + std::string(dialect.ForUpdate());
     update_balance = "UPDATE " + balance + " SET " + column + " = " + column + " + ?" + where;
   }
 
   const std::string audit = QuoteIdentifier(dialect, s.audit_table);
-  // One reversal per (ledger, reversal key), enforced by the database too: two
-  // operators applying at once cannot both reverse the same copy.
-  create_audit = "CREATE TABLE IF NOT EXISTS " + audit +
-                 " (at_ms BIGINT NOT NULL, operator VARCHAR(128) NOT NULL, action VARCHAR(32) NOT NULL, "
-                 "ledger_table VARCHAR(64) NOT NULL, business_key VARCHAR(600) NOT NULL, "
-                 "reversal_key VARCHAR(600) NOT NULL, account VARCHAR(128) NOT NULL, amount BIGINT NOT NULL, "
-                 "reason TEXT NOT NULL, CONSTRAINT " +
-                 QuoteIdentifier(dialect, s.audit_table + "_once") + " UNIQUE (ledger_table, reversal_key))";
+  create_audit = schema::ReconcileAuditTableDdl(dialect, s.audit_table);
   insert_audit = "INSERT INTO " + audit +
                  " (at_ms, operator, action, ledger_table, business_key, reversal_key, account, amount, reason) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";

@@ -1,6 +1,6 @@
 // The statements reconciliation runs, built once from a validated LedgerSpec.
 // Names are spliced only after Validate() accepted them as plain identifiers,
-// and are quoted as well (per dialect; SQLite and PostgreSQL both use "…"), so
+// and are quoted as well (by the store's dialect), so
 // a name that is a keyword (`type`, `user`) still works. Every value is a bound
 // parameter.
 #pragma once
@@ -12,15 +12,15 @@
 
 namespace idem::reconcile {
 
-// "name" with any '"' doubled (SQLite and PostgreSQL). REQUIRES: the name passed Validate().
-std::string QuoteIdentifier(Dialect dialect, const std::string& name);
+// The name quoted by the dialect ("name", `name`). REQUIRES: the name passed Validate().
+std::string QuoteIdentifier(const SqlDialect& dialect, const std::string& name);
 
 // LIKE pattern (ESCAPE '!') matching text that contains `marker`.
 std::string LikePattern(const std::string& marker);
 
 struct LedgerSql {
   // REQUIRES: Validate(spec) is OK.
-  LedgerSql(const LedgerSpec& spec, Dialect dialect);
+  LedgerSql(const LedgerSpec& spec, const SqlDialect& dialect);
 
   // The reads below return the same columns: key columns…, amount, account[, time].
   // Every entry inside the filter. Params: where values.

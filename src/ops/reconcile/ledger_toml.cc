@@ -98,9 +98,10 @@ Result<LedgerFile> ParseLedgerToml(std::string_view text, const std::string& fil
   LedgerFile out;
   LedgerSpec& s = out.spec;
   const Section top(*rec, "reconcile", file_name);
-  IDEM_RETURN_IF_ERROR(top.CheckKeys({"store", "audit_table", "ledger", "balance"}));
+  IDEM_RETURN_IF_ERROR(top.CheckKeys({"store", "audit_table", "decisions_table", "ledger", "balance"}));
   IDEM_RETURN_IF_ERROR(top.String("store", &out.store));
   IDEM_RETURN_IF_ERROR(top.String("audit_table", &s.audit_table));
+  IDEM_RETURN_IF_ERROR(top.String("decisions_table", &s.decisions_table));
 
   const toml::table* ledger = (*rec)["ledger"].as_table();
   if (!ledger) return Status::InvalidArgument(file_name + " has no [reconcile.ledger] table: it names the ledger");

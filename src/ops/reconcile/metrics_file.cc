@@ -46,7 +46,7 @@ std::string MetricsText(const RunFacts& facts) {
   w.Gauge("idem_reconcile_duplicate_keys", "Business keys applied more than once.");
   w.Sample("idem_reconcile_duplicate_keys", static_cast<double>(f.duplicates.size()));
   w.Gauge("idem_reconcile_extra_copies", "Extra applications of a business key, by state after the last run.");
-  for (CopyState s : {CopyState::kOpen, CopyState::kHeld, CopyState::kReversedNow, CopyState::kReversedBefore}) {
+  for (CopyState s : kAllCopyStates) {
     int64_t n = 0;
     for (const Duplicate& d : f.duplicates)
       for (const ExtraCopy& c : d.extra) n += c.state == s;

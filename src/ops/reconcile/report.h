@@ -12,7 +12,7 @@
 namespace idem::reconcile {
 
 struct ReportContext {
-  Dialect dialect = Dialect::kSqlite;
+  std::string dialect = "sqlite";  // SqlDialect::Name() of the store
   std::string statement;  // the statement file, "" without one
   std::string period;     // "2026-09-28T00:00:00.000Z to 2026-09-29T00:00:00.000Z", "" for all time
   int64_t statement_rows = 0;

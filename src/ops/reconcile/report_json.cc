@@ -38,6 +38,10 @@ std::string JsonReport(const LedgerSpec& spec, const ReconcileResult& r, const R
     for (const ExtraCopy& c : d.extra) {
       json cj{{"ordinal", c.ordinal}, {"state", CopyStateName(c.state)}, {"reversal_key", c.reversal_key}};
       if (static_cast<size_t>(c.ordinal) <= d.times_ms.size()) cj["time"] = ctx.format_time(d.times_ms[c.ordinal - 1]);
+      if (c.held_before)
+        cj["held_before"] = {{"at", ctx.format_time(c.held_before->at_ms)},
+                             {"operator", c.held_before->operator_name},
+                             {"evidence", c.held_before->evidence}};
       copies.push_back(cj);
     }
     j["extra_copies"] = copies;
@@ -48,13 +52,14 @@ std::string JsonReport(const LedgerSpec& spec, const ReconcileResult& r, const R
   json mismatches = json::array();
   for (const Mismatch& m : f.mismatches) {
     json j{{"kind", MismatchKindName(m.kind)}, {"key", m.key}, {"bank_time", m.bank_time}};
+    if (m.line > 0) j["statement_line"] = m.line;
     PutAmount(j, "ledger", spec, m.ledger);
     PutAmount(j, "bank", spec, m.bank);
     mismatches.push_back(j);
   }
   json out{{"ledger", spec.table},
            {"key_columns", spec.key_columns},
-           {"dialect", std::string(DialectName(ctx.dialect))},
+           {"dialect", ctx.dialect},
            {"mode", ctx.apply ? "apply" : "dry_run"},
            {"applied", r.applied},
            {"at", ctx.format_time(ctx.at_ms)},
@@ -63,6 +68,7 @@ std::string JsonReport(const LedgerSpec& spec, const ReconcileResult& r, const R
            {"statement", ctx.statement.empty() ? json(nullptr) : json(ctx.statement)},
            {"statement_rows", ctx.statement_rows},
            {"statement_period", ctx.period.empty() ? json(nullptr) : json(ctx.period)},
+           {"statement_rows_not_covered", f.rows_not_covered},
            {"duplicates", duplicates},
            {"conflicts", conflicts},
            {"mismatches", mismatches},

@@ -39,6 +39,13 @@ std::string CopyLine(const LedgerSpec& spec, const Duplicate& d, const ExtraCopy
       return line + "  reversed before: " + Shown(c.reversal_key);
     case CopyState::kHeld:
       return line + "  held: the bank shows this charge too; refund through the bank, not a reversal";
+    case CopyState::kHeldBefore:
+      return line + "  held before: by " + Shown(c.held_before->operator_name) + " at " +
+             ctx.format_time(c.held_before->at_ms) + ", " + Shown(c.held_before->evidence) +
+             " (--release-hold " + Shown(KeyText(d.key)) + " lets --apply judge it again)";
+    case CopyState::kNotCovered:
+      return line + "  not covered: outside the statement's period and not on it; reconcile it with the statement "
+                    "of its day";
   }
   return line;
 }
@@ -63,12 +70,17 @@ std::string MismatchLine(const LedgerSpec& spec, const Mismatch& m) {
 
 std::string TextReport(const LedgerSpec& spec, const ReconcileResult& r, const ReportContext& ctx) {
   const Findings& f = r.findings;
-  std::string out = "Reconciliation of " + Describe(spec) + " on " + std::string(DialectName(ctx.dialect)) + "\n";
+  std::string out = "Reconciliation of " + Describe(spec) + " on " + ctx.dialect + "\n";
   out += "Read " + Plural(f.entries, "ledger entry", "ledger entries") + " (" +
          Plural(f.reversals, "reversal", "reversals") + ")";
   out += ctx.statement.empty() ? "; no bank statement given\n"
                                : "; statement " + ctx.statement + ": " + Plural(ctx.statement_rows, "row", "rows") +
-                                     (ctx.period.empty() ? "" : ", compared with entries from " + ctx.period) + "\n";
+                                     (ctx.period.empty() ? "" : ", compared with entries from " + ctx.period) +
+                                     (f.rows_not_covered == 0
+                                          ? std::string()
+                                          : "; " + Plural(f.rows_not_covered, "row", "rows") +
+                                                " outside the period matched no entry (not compared)") +
+                                     "\n";
   if (!ctx.apply)
     out += "DRY RUN: nothing was changed (--apply writes the reversals marked open)\n";
   else if (r.reversed_now == 0)

@@ -32,6 +32,7 @@
 #include "source/embedded/queue_row.h"
 #include "source/embedded/queue_sql.h"
 #include "idem/store.h"
+#include "store/schema/tables.h"
 #include "store/sqlite/sqlite_db.h"
 
 namespace idem {
@@ -42,35 +43,6 @@ using embedded::HeadersToJson;
 using embedded::kMessageColumns;
 using embedded::MessageFromRow;
 
-constexpr const char* kSchema = R"sql(
-CREATE TABLE IF NOT EXISTS idem_queue (
-  id              INTEGER PRIMARY KEY AUTOINCREMENT,
-  msg_id          TEXT NOT NULL,
-  topic           TEXT NOT NULL,
-  key             BLOB NOT NULL DEFAULT x'',
-  headers         TEXT NOT NULL DEFAULT '{}',
-  payload         BLOB NOT NULL,
-  state           INTEGER NOT NULL DEFAULT 0,   -- 0 queued, 1 dead (terminal queue)
-  visible_at_ms   INTEGER NOT NULL,
-  lease_token     INTEGER NOT NULL DEFAULT 0,   -- non-zero while leased to a consumer
-  deliveries      INTEGER NOT NULL DEFAULT 0,
-  attempt         INTEGER NOT NULL DEFAULT 1,   -- the record's attempt count at the last retry or park
-  published_at_ms INTEGER NOT NULL,
-  first_failed_ms INTEGER NOT NULL DEFAULT 0,
-  last_failed_ms  INTEGER NOT NULL DEFAULT 0,
-  reason          TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS idem_queue_ready ON idem_queue (state, visible_at_ms, id);
-CREATE TABLE IF NOT EXISTS idem_queue_audit (
-  id          INTEGER PRIMARY KEY AUTOINCREMENT,
-  at_ms       INTEGER NOT NULL,
-  actor       TEXT NOT NULL,
-  action      TEXT NOT NULL,
-  message_row INTEGER NOT NULL,
-  msg_id      TEXT NOT NULL,
-  detail      TEXT NOT NULL
-);
-)sql";
 
 class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTransaction {
  public:
@@ -84,7 +56,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTrans
   Status Init() {
     if (!opt_.create_if_missing) return CheckIsQueue();
     IDEM_RETURN_IF_ERROR(db_->Begin());
-    Status s = db_->ExecScript(kSchema);
+    Status s = db_->ExecScript(schema::QueueTablesDdl());
     if (!s.ok()) {
       db_->Rollback();
       return s;
@@ -290,8 +262,9 @@ class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTrans
 
   // The store's transaction is on this queue's file when its main database is.
   Result<bool> SameFile(StoreTx& tx) {
-    if (tx.Dialect() != Dialect::kSqlite) return false;
-    auto rows = tx.Query("SELECT file FROM pragma_database_list WHERE name = 'main'", {});
+    const std::string_view file_query = tx.Dialect().DatabaseFileQuery();
+    if (file_query.empty()) return false;  // a server database is never this file
+    auto rows = tx.Query(file_query, {});
     if (!rows.ok()) return rows.status();
     if (rows->empty()) return false;
     std::error_code a, b;

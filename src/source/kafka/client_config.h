@@ -15,7 +15,10 @@ Result<std::string> BootstrapServers(const KafkaOptions& o);
 // rdkafka.NAME pass-through of `o`. An invalid property names itself.
 Result<ConfHandle> BaseConfig(const KafkaOptions& o, const std::string& bootstrap);
 
-// Sends the client's own log lines to the process's backend log (idem/backend_log.h).
+// Sends the client's log lines and error reports to the process's backend log
+// (idem/backend_log.h) as "kafka_client_log" / "kafka_client_error" lines
+// with the fields facility (log lines), code (errors), broker (the one the line
+// is about, empty if none) and client (the handle's name).
 void RouteClientLog(rd_kafka_conf_t* conf);
 
 // Sets `name` = `value` on `conf`, or says which property librdkafka refused.

@@ -2,11 +2,13 @@
 
 #include "idem/backend_log.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
 
 #include "source/kafka/client_config.h"
+#include "source/kafka/member_slot.h"
 #include "source/kafka/record_codec.h"
 
 namespace idem::kafka {
@@ -38,6 +40,18 @@ void Warn(std::string_view event, const std::string& what) {
   BackendLog(BackendLogLevel::kWarn, "kafka", event, what);
 }
 
+// "topic[0,2] other[1]": the partitions of a rebalance, for the log.
+std::string PartitionsText(const rd_kafka_topic_partition_list_t* parts) {
+  std::map<std::string, std::string> by_topic;
+  for (int i = 0; i < parts->cnt; ++i) {
+    std::string& list = by_topic[parts->elems[i].topic];
+    list += (list.empty() ? "" : ",") + std::to_string(parts->elems[i].partition);
+  }
+  std::string text;
+  for (const auto& [topic, list] : by_topic) text += (text.empty() ? "" : " ") + topic + "[" + list + "]";
+  return text;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<GroupConsumer>> GroupConsumer::Open(const KafkaOptions& options, const std::string& bootstrap,
@@ -61,7 +75,22 @@ Result<std::unique_ptr<GroupConsumer>> GroupConsumer::Open(const KafkaOptions& o
     Status s = SetConf(conf->get(), name, value);
     if (!s.ok()) return s;
   }
+  // librdkafka's heartbeat default (3 s) is for its default session (45 s):
+  // a heartbeat must come several times a session, or a short session times out.
+  if (!options.rdkafka.count("heartbeat.interval.ms")) {
+    Status s = SetConf(conf->get(), "heartbeat.interval.ms",
+                       std::to_string(std::clamp<int64_t>(options.session_timeout_ms / 3, 1, 3'000)));
+    if (!s.ok()) return s;
+  }
   std::unique_ptr<GroupConsumer> c(new GroupConsumer(options, history, env));
+  if (options.static_membership) {
+    auto slot = MemberSlot::Take(options.instance_id.empty() ? HostName() : options.instance_id, options.group,
+                                 DefaultSlotDir());
+    if (!slot.ok()) return slot.status();
+    Status s = SetConf(conf->get(), "group.instance.id", slot->id());
+    if (!s.ok()) return s;
+    c->slot_ = std::move(*slot);
+  }
   rd_kafka_conf_set_opaque(conf->get(), c.get());
   rd_kafka_conf_set_rebalance_cb(conf->get(), &GroupConsumer::OnRebalance);
   auto rk = NewClient(RD_KAFKA_CONSUMER, std::move(*conf));
@@ -100,6 +129,25 @@ void GroupConsumer::OnRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err, rd_kafk
                                 void* opaque) {
   auto* self = static_cast<GroupConsumer*>(opaque);
   self->cooperative_ = std::strcmp(rd_kafka_rebalance_protocol(rk), "COOPERATIVE") == 0;
+  // Which member gained or gave up what: how an operator tells a restart that
+  // kept the assignments from one that moved the whole group's partitions.
+  const char* what = err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS ? "kafka_partitions_assigned"
+                     : rd_kafka_assignment_lost(rk)             ? "kafka_partitions_lost"
+                                                                : "kafka_partitions_revoked";
+  const std::string instance = self->instance_id();
+  const std::string partitions = PartitionsText(parts);
+  std::string member;
+  if (char* id = rd_kafka_memberid(rk)) {
+    member = id;
+    rd_kafka_mem_free(rk, id);
+  }
+  BackendLog(BackendLogLevel::kInfo, "kafka", what, std::to_string(parts->cnt) + " partition(s) of group " + self->options_.group,
+             {{"group", self->options_.group},
+              {"member", member},
+              {"instance", instance},
+              {"protocol", self->cooperative_ ? "cooperative" : "eager"},
+              {"partitions", partitions},
+              {"client", rd_kafka_name(rk)}});
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) self->Assign(parts);
   else self->Revoke(parts);
 }
@@ -257,6 +305,25 @@ void GroupConsumer::SetFetching(const PartitionKey& p, bool flow) {
   // What librdkafka fetched past the records taken is discarded (Poll skips
   // this partition meanwhile); fetch it again once resumed.
   ErrorHandle e(rd_kafka_seek_partitions(rk_.get(), list.get(), static_cast<int>(options_.request_timeout_ms)));
+  if (e) Warn("kafka_seek_failed", rd_kafka_error_string(e.get()));
+}
+
+void GroupConsumer::Rewind() {
+  // The ordered retries' holds are given up with the rest (KafkaBroker clears
+  // them): a partition paused for them flows again.
+  for (const PartitionKey& p : held_back_)
+    if (held_.count(p) && !paused_until_.count(p))
+      rd_kafka_resume_partitions(rk_.get(), ListOf({{p, RD_KAFKA_OFFSET_INVALID}}).get());
+  held_back_.clear();
+  std::vector<std::pair<PartitionKey, int64_t>> seeks;
+  for (auto& [key, offsets] : held_) {
+    offsets.Rewind(history_->next_generation++);
+    if (offsets.LowestUnsettled() >= 0) seeks.emplace_back(key, offsets.LowestUnsettled());
+  }
+  if (seeks.empty()) return;
+  // The records fetched after that offset are discarded with the seek and
+  // fetched again; the settled ones among them are skipped (PartitionOffsets).
+  ErrorHandle e(rd_kafka_seek_partitions(rk_.get(), ListOf(seeks).get(), static_cast<int>(options_.request_timeout_ms)));
   if (e) Warn("kafka_seek_failed", rd_kafka_error_string(e.get()));
 }
 

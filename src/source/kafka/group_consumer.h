@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@
 
 #include "idem/env.h"
 #include "idem/kafka.h"
+#include "source/kafka/member_slot.h"
 #include "source/kafka/partition_offsets.h"
 #include "source/kafka/rdkafka_handles.h"
 
@@ -66,6 +68,10 @@ class GroupConsumer {
   bool Settle(const PartitionKey& p, int64_t offset, int64_t generation);
   // Records that a released record is handed out again (REQUIRES: IsCurrent).
   PartitionOffsets::Delivery Redeliver(const PartitionKey& p, int64_t offset) { return held_.at(p).Fetched(offset); }
+  // Gives back everything handed out and not settled without leaving the group
+  // (what a static member's restart amounts to): every held partition gets a
+  // new generation and is read again from its lowest unsettled offset.
+  void Rewind();
   // Commits the settled offsets if commit_interval_ms passed since the last commit.
   void CommitIfDue();
   // Commits the settled offsets of every held partition now. Nothing to commit
@@ -80,6 +86,8 @@ class GroupConsumer {
   const std::set<PartitionKey>& held_back() const { return held_back_; }
 
   int64_t commit_failures() const { return commit_failures_; }
+  // group.instance.id, empty for a dynamic member.
+  std::string instance_id() const { return slot_ ? slot_->id() : ""; }
 
  private:
   GroupConsumer(const KafkaOptions& options, MemberHistory* history, Env* env)
@@ -98,6 +106,7 @@ class GroupConsumer {
   KafkaOptions options_;
   MemberHistory* history_;
   Env* env_;
+  std::optional<MemberSlot> slot_;  // a static member's id, held until the client is gone
   KafkaHandle rk_;
   std::vector<std::string> topics_;
   bool subscribed_ = false;

@@ -310,18 +310,22 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
     return Status::OK();
   }
 
-  // Leaves the group as a consumer that dies does, after committing only what
-  // is settled: the group hands the partitions to the other members (a real
-  // rebalance), and the unsettled records go to whoever gets them, this
-  // broker included once its next Poll rejoins. Late settlements of the
-  // abandoned copies carry an old generation and do nothing.
+  // Gives back what is handed out and not settled. A static member keeps its
+  // partitions and reads them again from the lowest unsettled offset, as it
+  // would after a restart under its group.instance.id: no rebalance. A dynamic
+  // member leaves the group as a consumer that dies does, after committing
+  // only what is settled: the group hands the partitions to the other members
+  // (a real rebalance), and the unsettled records go to whoever gets them, this
+  // broker included once its next Poll rejoins. Either way, late settlements
+  // of the abandoned copies carry an old generation and do nothing.
   Status Abandon() override {
     given_back_.insert(handed_out_.begin(), handed_out_.end());
     handed_out_.clear();
     for (const Released& r : released_) given_back_.insert(r.message.receipt);
     released_.clear();
     holds_.Clear();
-    consumer_.reset();
+    if (consumer_ && options_.static_membership) consumer_->Rewind();
+    else consumer_.reset();
     return Status::OK();
   }
 

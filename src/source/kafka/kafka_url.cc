@@ -46,6 +46,15 @@ Status SetOption(KafkaOptions& o, const std::string& name, const std::string& va
       return Status::InvalidArgument("kafka:// URL: assignor='" + value +
                                      "' is not one of cooperative-sticky, range, roundrobin");
     o.assignor = value;
+  } else if (name == "static_membership") {
+    if (value != "true" && value != "false")
+      return Status::InvalidArgument("kafka:// URL: static_membership='" + value + "' is not true or false");
+    o.static_membership = value == "true";
+  } else if (name == "instance_id") {
+    if (!ValidTopic(value))
+      return Status::InvalidArgument("kafka:// URL: instance_id='" + value +
+                                     "' is not an id (1-249 characters of a-z A-Z 0-9 . _ -)");
+    o.instance_id = value;
   } else if (name == "session_timeout_ms") {
     return positive(&o.session_timeout_ms);
   } else if (name == "max_poll_interval_ms") {
@@ -72,8 +81,9 @@ Status SetOption(KafkaOptions& o, const std::string& name, const std::string& va
     o.retry_mode = value == "ordered" ? RetryMode::kOrdered : RetryMode::kRetryTopics;
   } else {
     return Status::InvalidArgument("kafka:// URL: unknown parameter '" + name +
-                                   "' (known: group, assignor, session_timeout_ms, max_poll_interval_ms, "
-                                   "commit_interval_ms, request_timeout_ms, prefetch, retry_delays_ms, retry_mode, "
+                                   "' (known: group, assignor, static_membership, instance_id, session_timeout_ms, "
+                                   "max_poll_interval_ms, commit_interval_ms, request_timeout_ms, prefetch, retry_delays_ms, "
+                                   "retry_mode, "
                                    "rdkafka.NAME)");
   }
   return Status::OK();

@@ -19,6 +19,7 @@ Result<std::string> KafkaMockBootstrapServers() {
   if (owner) return bootstrap;
   kafka::ConfHandle conf(rd_kafka_conf_new());
   Status s = kafka::SetConf(conf.get(), "log_level", "3");
+  if (s.ok()) s = kafka::SetConf(conf.get(), "log.thread.name", "false");
   if (!s.ok()) return s;
   kafka::RouteClientLog(conf.get());
   auto rk = kafka::NewClient(RD_KAFKA_PRODUCER, std::move(conf));

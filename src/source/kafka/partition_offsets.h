@@ -43,6 +43,11 @@ class PartitionOffsets {
   // The offset after the highest one this consumer handed out (0 if none).
   int64_t NextToFetch() const { return max_fetched_ + 1; }
 
+  // Gives back what was handed out and is not settled, keeping the partition:
+  // receipts of the old generation are stale from now on, and the unsettled
+  // offsets count as handed out once more when they are fetched again.
+  void Rewind(int64_t generation) { generation_ = generation; }
+
   // The assignment this bookkeeping belongs to; every receipt carries it, and
   // one of another assignment (the partition moved, or was abandoned) is stale.
   int64_t generation() const { return generation_; }

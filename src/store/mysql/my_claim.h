@@ -1,5 +1,6 @@
 // The batch statements of the MySQL store, built for a batch's size: the claim
-// (insert the new keys, lock and read the existing ones) and the completion.
+// (insert the new keys, lock and read the existing ones) and the record writes
+// (the completions, the touches of copies).
 #pragma once
 
 #include <span>
@@ -21,8 +22,14 @@ std::vector<Value> ClaimInsertParams(std::string_view group, std::span<const Cla
 // SELECT the records of `keys` keys of one group, in key order, FOR UPDATE.
 std::string LockExistingSql(size_t keys);
 
-// One UPDATE for the whole batch: each column's new value chosen by CASE `key`.
-std::string CompleteSql(size_t keys);
-std::vector<Value> CompleteParams(std::string_view group, std::span<const Completion> completions, int64_t now_ms);
+// One UPDATE for the batch's completions: each column's new value chosen by
+// CASE `key`; with `takes_over` the message id too (an empty one keeps the record's).
+std::string CompleteSql(size_t keys, bool takes_over);
+std::vector<Value> CompleteParams(std::string_view group, std::span<const RecordWrite> completions, bool takes_over,
+                                  int64_t now_ms);
+
+// One UPDATE counting a copy on each of `keys` records.
+std::string TouchSql(size_t keys);
+std::vector<Value> TouchParams(std::string_view group, std::span<const std::string_view> keys, int64_t now_ms);
 
 }  // namespace idem::mysql

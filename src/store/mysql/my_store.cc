@@ -5,7 +5,9 @@
 #include "store/mysql/my_conn.h"
 #include "store/mysql/my_tx.h"
 #include "store/mysql/my_url.h"
+#include "store/dialects.h"
 #include "store/record_sql.h"
+#include "store/schema/schema.h"
 
 namespace idem {
 namespace {
@@ -29,16 +31,27 @@ class MyStore final : public Store {
     return (*tx)->Commit();
   }
 
-  Status Init() {
+  // MySQL commits each DDL statement at once, so a migration is not one
+  // transaction: the named lock keeps a second process out, each step is safe
+  // to run again, and the version row is written last.
+  Result<SchemaReport> MigrateSchema() override {
     const std::string lock = "idem_schema:" + database_;
+    IDEM_RETURN_IF_ERROR(EnsureConnected());
     auto got = conn_->Run("SELECT GET_LOCK(?, ?)", {lock, kSchemaLockWaitS});
     if (!got.ok()) return got.status();
     if (got->rows.empty() || AsInt(got->rows[0][0]) != 1)
       return Status::Busy("another process held the idem schema lock of " + conn_->Describe() + " for " +
                           std::to_string(kSchemaLockWaitS) + " s; retry when its setup has finished");
-    Status s = Setup();
+    auto done = Migrate();
     (void)conn_->Run("SELECT RELEASE_LOCK(?)", {lock});
-    return s;
+    return done;
+  }
+
+  // No lock, no DDL: the catalogue and idem_schema read in a transaction rolled back.
+  Result<SchemaReport> CheckSchema() override {
+    auto tx = Begin();
+    if (!tx.ok()) return tx.status();
+    return schema::Inspect(**tx);
   }
 
   Result<std::unique_ptr<StoreTx>> Begin() override {
@@ -63,7 +76,7 @@ class MyStore final : public Store {
     // this is what resolves an in-doubt COMMIT after the server came back.
     for (int attempt = 1;; ++attempt) {
       IDEM_RETURN_IF_ERROR(EnsureConnected());
-      auto out = conn_->Run(record_sql::ReadRecordSql(idem::Dialect::kMySql), {std::string(group), std::string(key)});
+      auto out = conn_->Run(record_sql::ReadRecordSql(MysqlDialect()), {std::string(group), std::string(key)});
       if (out.ok()) {
         if (out->rows.empty()) return std::optional<Record>();
         return std::optional<Record>(RecordFromRow(out->rows[0]));
@@ -90,19 +103,20 @@ class MyStore final : public Store {
     return (*tx)->Commit();
   }
 
-  idem::Dialect Dialect() const override { return idem::Dialect::kMySql; }
+  const SqlDialect& Dialect() const override { return MysqlDialect(); }
+
+  std::string Describe() const { return conn_->Describe(); }
 
  private:
-  Status Setup() {
-    Status s = conn_->Command(record_sql::SchemaDdl(idem::Dialect::kMySql));
-    if (!s.ok() && s.code() == Status::Code::kPermanent)
+  Result<SchemaReport> Migrate() {
+    auto report = CheckSchema();  // its transaction ends before the DDL, which would commit it
+    if (!report.ok()) return report.status();
+    Status s = schema::RunSteps(*report, [&](std::string_view sql) { return conn_->Command(sql); });
+    if (s.code() == Status::Code::kPermanent)
       return Status::Permanent("cannot create the idem tables in " + conn_->Describe() + ": " + s.message() +
                                " (check that the user may CREATE tables in the database)");
     IDEM_RETURN_IF_ERROR(s);
-    auto tx = Begin();
-    if (!tx.ok()) return tx.status();
-    IDEM_RETURN_IF_ERROR(record_sql::CheckSchemaVersion(**tx));
-    return (*tx)->Commit();
+    return report;
   }
 
   Status EnsureConnected() { return conn_->Healthy() ? Status::OK() : conn_->Reconnect(); }
@@ -119,7 +133,8 @@ Result<std::unique_ptr<Store>> OpenMysqlStore(const std::string& url, const Mysq
   auto conn = mysql::Conn::Open(*params, options, env ? env : Env::Default());
   if (!conn.ok()) return conn.status();
   auto store = std::make_unique<MyStore>(std::move(*conn), params->database);
-  IDEM_RETURN_IF_ERROR(options.create_if_missing ? store->Init() : store->RequireIdemStore());
+  IDEM_RETURN_IF_ERROR(
+      schema::ApplyStoreAccess(*store, options.access, [&] { return store->RequireIdemStore(); }, store->Describe()));
   return std::unique_ptr<Store>(std::move(store));
 }
 

@@ -1,43 +1,28 @@
 #include "store/mysql/my_tx.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "core/record_row.h"
 #include "store/column_kind.h"
 #include "store/mysql/my_claim.h"
+#include "store/dialects.h"
 #include "store/record_sql.h"
 #include "store/set_shape.h"
+#include "store/sql_store_tx.h"
 
 namespace idem::mysql {
 namespace {
 
-// A key missing from both the insert and the locking read three times running
-// was deleted under us (the sweeper); the caller retries the batch.
-constexpr int kClaimPasses = 3;
-
-class Tx final : public StoreTx {
+class Tx final : public SqlStoreTx {
  public:
   Tx(Conn* conn, uint64_t id) : conn_(conn), id_(id) {}
   ~Tx() override { Rollback(); }
-
-  Result<int64_t> Exec(std::string_view sql, const std::vector<Value>& params) override {
-    auto out = Run(sql, params);
-    if (!out.ok()) return out.status();
-    return out->affected;
-  }
-
-  Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
-    auto out = Run(sql, params);
-    if (!out.ok()) return out.status();
-    return std::move(out->rows);
-  }
 
   // Savepoint names are chosen by code (SqlTx's contract), never by message content.
   Status Savepoint(std::string_view name) override { return Command("SAVEPOINT ", name); }
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
   Status Release(std::string_view name) override { return Command("RELEASE SAVEPOINT ", name); }
-  idem::Dialect Dialect() const override { return idem::Dialect::kMySql; }
+  const SqlDialect& Dialect() const override { return MysqlDialect(); }
 
   Result<std::optional<std::vector<TableColumn>>> DescribeTable(std::string_view table) override {
     auto rows = Query(
@@ -48,48 +33,40 @@ class Tx final : public StoreTx {
     return ColumnsFromRows(*rows, &MySqlColumnKind);
   }
 
-  Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
-                                         int64_t now_ms, int64_t lease_until_ms) override;
-
-  Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
-                  int64_t lease_until_ms) override {
-    return record_sql::TakeOver(*this, group, req, now_ms, lease_until_ms);
+ protected:
+  Result<int64_t> RunExec(std::string_view sql, const std::vector<Value>& params) override {
+    auto out = Run(sql, params);
+    if (!out.ok()) return out.status();
+    return out->affected;
   }
 
-  Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) override;
-
-  Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) override {
-    return record_sql::NoteDuplicate(*this, group, key, now_ms);
+  Result<Rows> RunQuery(std::string_view sql, const std::vector<Value>& params) override {
+    auto out = Run(sql, params);
+    if (!out.ok()) return out.status();
+    return std::move(out->rows);
   }
 
-  Status Commit() override {
-    IDEM_RETURN_IF_ERROR(CheckUsable());
-    done_ = true;
+  Status ClaimPass(std::string_view group, std::span<const ClaimRequest* const> keys, int64_t now_ms,
+                   int64_t lease_until_ms, Found* found) override;
+  Result<int64_t> WriteBatch(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) override;
+
+  Status RunCommit() override {
     Status s = conn_->Command("COMMIT");
     conn_->TransactionEnded(id_);
-    // The COMMIT may have been applied before the answer was lost (2013) or
-    // may never have arrived (2006): only the records can tell.
-    if (s.code() == Status::Code::kUnavailable)
-      return Status::InDoubt("COMMIT outcome unknown: " + s.message() +
-                             " — re-read the records before acting; never retry blindly");
-    return s;
+    return s;  // Unavailable: lost before (2006) or after (2013) it was applied
   }
 
-  void Rollback() override {
-    if (done_) return;
-    done_ = true;
+  void RunRollback() override {
     if (broken_.ok() && conn_->Healthy()) (void)conn_->Command("ROLLBACK");
     conn_->TransactionEnded(id_);
   }
 
- private:
   // A deadlock victim's transaction is gone on the server, savepoints included,
   // and a lost connection took it along: every later statement would run
   // outside it (and autocommit), so they are refused with the first error.
-  Status CheckUsable() const {
-    if (done_) return Status::InvalidArgument("the transaction is already committed or rolled back");
-    return broken_;
-  }
+  Status Broken() const override { return broken_; }
+
+ private:
   void NoteFailure(const Status& s) {
     if (!s.IsTransactionConflict() && s.code() != Status::Code::kUnavailable) return;
     conn_->TransactionEnded(id_);  // the server ended it
@@ -113,86 +90,79 @@ class Tx final : public StoreTx {
 
   Conn* conn_;
   uint64_t id_;
-  bool done_ = false;
   Status broken_;
 };
 
-Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<const ClaimRequest> requests,
-                                           int64_t now_ms, int64_t lease_until_ms) {
-  IDEM_RETURN_IF_ERROR(CheckUsable());
-  // Key order: concurrent batches insert and lock shared keys in the same
-  // order, so they wait for each other instead of deadlocking.
-  std::vector<const ClaimRequest*> pending;
-  pending.reserve(requests.size());
-  for (const ClaimRequest& r : requests) pending.push_back(&r);
-  std::sort(pending.begin(), pending.end(), [](auto* a, auto* b) { return a->key < b->key; });
-
-  std::unordered_map<std::string, ClaimResult> found;
-  for (int pass = 0; pass < kClaimPasses && !pending.empty(); ++pass) {
-    // 1. Lock and read the existing ones first: FOR UPDATE, so no other worker
-    //    can take them over or complete them before this transaction ends. (The
-    //    other order deadlocked: INSERT IGNORE takes a shared lock on each
-    //    duplicate key, and two workers holding one on the same record both
-    //    waited to make it exclusive.)
-    // Both statements take the pending keys padded to a set shape (the last,
-    // greatest key repeated): a repeated key locks and reads no other record,
-    // and its second copy is one more ignored row.
-    std::vector<const ClaimRequest*> shaped = pending;
-    PadToSetShape(shaped);
-    std::vector<Value> params{Blob{std::string(group)}};
-    for (const ClaimRequest* r : shaped) params.emplace_back(Blob{r->key});
-    auto old = Run(LockExistingSql(shaped.size()), params);
-    if (!old.ok()) return old.status();
-    for (const Row& row : old->rows) {
-      ClaimResult c;
-      c.existing = RecordFromRow(row);
-      found[c.existing.key] = std::move(c);
-    }
-    std::erase_if(pending, [&](const ClaimRequest* r) { return found.count(r->key) > 0; });
-    if (pending.empty()) break;
-    // 2. Insert the keys that have no record. A key another transaction holds
-    //    uncommitted makes the insert wait for it, then counts as existing: the
-    //    next pass locks and reads it.
-    shaped = pending;
-    PadToSetShape(shaped);
-    auto ins = Run(ClaimInsertSql(shaped.size()), ClaimInsertParams(group, shaped, now_ms, lease_until_ms));
-    if (!ins.ok()) return ins.status();
-    for (const Row& row : ins->rows) found[AsText(row.at(0))].inserted = true;
-    const size_t skipped = shaped.size() - ins->rows.size();
-    // Every skipped row is one duplicate-key warning. Any other warning is a
-    // value IGNORE bent to fit (truncated, NULL made '') — an error here.
-    if (ins->warnings != skipped)
-      return Status::Permanent("claiming " + std::to_string(pending.size()) + " keys gave " +
-                               std::to_string(ins->warnings) + " warnings for " + std::to_string(skipped) +
-                               " existing keys: " + conn_->Warnings() +
-                               " (a key, fingerprint or message id does not fit the idem_records columns)");
-    std::erase_if(pending, [&](const ClaimRequest* r) { return found.count(r->key) > 0; });
+Status Tx::ClaimPass(std::string_view group, std::span<const ClaimRequest* const> keys, int64_t now_ms,
+                     int64_t lease_until_ms, Found* found) {
+  // 1. Lock and read the existing ones first: FOR UPDATE, so no other worker
+  //    can take them over or complete them before this transaction ends. (The
+  //    other order deadlocked: INSERT IGNORE takes a shared lock on each
+  //    duplicate key, and two workers holding one on the same record both
+  //    waited to make it exclusive.)
+  // Both statements take the keys padded to a set shape (the last, greatest
+  // key repeated): a repeated key locks and reads no other record, and its
+  // second copy is one more ignored row.
+  std::vector<const ClaimRequest*> shaped(keys.begin(), keys.end());
+  PadToSetShape(shaped);
+  std::vector<Value> params{Blob{std::string(group)}};
+  for (const ClaimRequest* r : shaped) params.emplace_back(Blob{r->key});
+  auto old = Run(LockExistingSql(shaped.size()), params);
+  if (!old.ok()) return old.status();
+  for (const Row& row : old->rows) {
+    ClaimResult c;
+    c.existing = RecordFromRow(row);
+    (*found)[c.existing.key] = std::move(c);
   }
-  if (!pending.empty())
-    return Status::Busy("the record of key '" + pending[0]->key +
-                        "' disappeared while it was being claimed (swept concurrently?); retry the batch");
-  std::vector<ClaimResult> out(requests.size());
-  for (size_t i = 0; i < requests.size(); ++i) out[i] = std::move(found[requests[i].key]);
-  return out;
+  std::vector<const ClaimRequest*> pending;
+  for (const ClaimRequest* r : keys)
+    if (!found->count(r->key)) pending.push_back(r);
+  if (pending.empty()) return Status::OK();
+  // 2. Insert the keys that have no record. A key another transaction holds
+  //    uncommitted makes the insert wait for it, then counts as existing: the
+  //    next pass locks and reads it.
+  shaped = pending;
+  PadToSetShape(shaped);
+  auto ins = Run(ClaimInsertSql(shaped.size()), ClaimInsertParams(group, shaped, now_ms, lease_until_ms));
+  if (!ins.ok()) return ins.status();
+  for (const Row& row : ins->rows) (*found)[AsText(row.at(0))].inserted = true;
+  const size_t skipped = shaped.size() - ins->rows.size();
+  // Every skipped row is one duplicate-key warning. Any other warning is a
+  // value IGNORE bent to fit (truncated, NULL made '') — an error here.
+  if (ins->warnings != skipped)
+    return Status::Permanent("claiming " + std::to_string(pending.size()) + " keys gave " +
+                             std::to_string(ins->warnings) + " warnings for " + std::to_string(skipped) +
+                             " existing keys: " + conn_->Warnings() +
+                             " (a key, fingerprint or message id does not fit the idem_records columns)");
+  return Status::OK();
 }
 
-Status Tx::Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) {
-  IDEM_RETURN_IF_ERROR(CheckUsable());
-  if (completions.empty()) return Status::OK();
-  // Padded to a set shape with the last completion: its repeated key matches no other record.
-  std::vector<Completion> shaped(completions.begin(), completions.end());
-  PadToSetShape(shaped);
-  auto n = Exec(CompleteSql(shaped.size()), CompleteParams(group, shaped, now_ms));
-  if (!n.ok()) return n.status();
-  if (*n == static_cast<int64_t>(completions.size())) return Status::OK();
-  // Some record is missing: name it.
-  for (const Completion& c : completions) {
-    auto rows = Query("SELECT 1 FROM idem_records WHERE consumer_group = ? AND `key` = ?",
-                      {Blob{std::string(group)}, Blob{std::string(c.key)}});
-    if (!rows.ok()) return rows.status();
-    if (rows->empty()) return Status::NotFound("record to complete is missing: " + std::string(c.key));
+// At most two statements: one UPDATE for the completions, one for the touches.
+// Each set is padded to a set shape with its last write: its repeated key
+// matches no other record.
+Result<int64_t> Tx::WriteBatch(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) {
+  std::vector<RecordWrite> completions;
+  std::vector<std::string_view> touches;
+  for (const RecordWrite& w : writes) {
+    if (w.kind == RecordWrite::Kind::kTouch) touches.push_back(w.key);
+    else completions.push_back(w);
   }
-  return Status::OK();
+  int64_t written = 0;
+  if (!completions.empty()) {
+    PadToSetShape(completions);
+    const bool takes_over = std::any_of(completions.begin(), completions.end(),
+                                        [](const RecordWrite& w) { return !w.message_id.empty(); });
+    auto n = Exec(CompleteSql(completions.size(), takes_over), CompleteParams(group, completions, takes_over, now_ms));
+    if (!n.ok()) return n.status();
+    written += *n;
+  }
+  if (!touches.empty()) {
+    PadToSetShape(touches);
+    auto n = Exec(TouchSql(touches.size()), TouchParams(group, touches, now_ms));
+    if (!n.ok()) return n.status();
+    written += *n;
+  }
+  return written;
 }
 
 }  // namespace

@@ -98,11 +98,23 @@ Result<ResultPtr> Conn::Run(std::string_view sql, const std::vector<Value>& para
     if (t.placeholders > 0 && t.placeholders != params.size())
       return Status::InvalidArgument("the statement has " + std::to_string(t.placeholders) + " placeholders but " +
                                      std::to_string(params.size()) + " values were bound [" + Abbreviated(sql) + "]");
-    if (statements_.size() >= kMaxPreparedStatements)
+    // With deferred commands queued (a handler's SAVEPOINT), the statement
+    // goes out after them, its PREPARE included: one that fails to prepare
+    // then fails inside the savepoint, which rolls back one message, where a
+    // PREPARE sent ahead of it aborted the whole transaction.
+    if (statements_.size() >= kMaxPreparedStatements) {
+      if (!deferred_.empty()) return RunPipelined({nullptr, &t.text, &*p}, sql);
       return Check(PQexecParams(conn_, t.text.c_str(), p->count(), p->types(), p->values(), p->lengths(),
                                 p->formats(), /*resultFormat=*/0),
                    sql);
+    }
     std::string name = "idem_" + std::to_string(++next_statement_);
+    if (!deferred_.empty()) {
+      bool prepared = false;
+      auto res = RunPipelined({name.c_str(), &t.text, &*p}, sql, &prepared);
+      if (prepared) statements_.emplace(std::move(key), Prepared{std::move(name)});
+      return res;
+    }
     auto prepared = Check(PQprepare(conn_, name.c_str(), t.text.c_str(), p->count(), p->types()), sql);
     if (!prepared.ok()) return prepared.status();
     it = statements_.emplace(std::move(key), Prepared{std::move(name)}).first;
@@ -110,7 +122,7 @@ Result<ResultPtr> Conn::Run(std::string_view sql, const std::vector<Value>& para
   // (A statement whose plan went stale fails here as below, and is forgotten
   // when it next runs alone: the claim, which opens every batch, never waits
   // behind deferred commands.)
-  if (!deferred_.empty()) return RunPipelined(it->second.name.c_str(), {}, &*p, sql);
+  if (!deferred_.empty()) return RunPipelined({it->second.name.c_str(), nullptr, &*p}, sql);
   PGresult* res = PQexecPrepared(conn_, it->second.name.c_str(), p->count(), p->values(), p->lengths(),
                                  p->formats(), /*resultFormat=*/0);
   const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
@@ -122,12 +134,12 @@ Result<ResultPtr> Conn::Run(std::string_view sql, const std::vector<Value>& para
 }
 
 Result<ResultPtr> Conn::Command(std::string_view sql) {
-  if (!deferred_.empty()) return RunPipelined(nullptr, std::string(sql), nullptr, sql);
-  return Check(PQexec(conn_, std::string(sql).c_str()), sql);
+  const std::string text(sql);
+  if (!deferred_.empty()) return RunPipelined({nullptr, &text, nullptr}, sql);
+  return Check(PQexec(conn_, text.c_str()), sql);
 }
 
-Result<ResultPtr> Conn::RunPipelined(const char* name, const std::string& text, const Params* p,
-                                     std::string_view sql) {
+Result<ResultPtr> Conn::RunPipelined(const Pipelined& st, std::string_view sql, bool* prepared) {
   std::vector<std::string> queued = std::move(deferred_);
   deferred_.clear();
   auto lost = [&](std::string_view what) {
@@ -138,10 +150,16 @@ Result<ResultPtr> Conn::RunPipelined(const char* name, const std::string& text, 
   bool sent = true;
   for (const std::string& q : queued)
     sent = sent && PQsendQueryParams(conn_, q.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0);
-  if (name)
-    sent = sent && PQsendQueryPrepared(conn_, name, p->count(), p->values(), p->lengths(), p->formats(), 0);
+  const Params* p = st.params;
+  const bool prepare = st.name && st.text;
+  if (prepare) sent = sent && PQsendPrepare(conn_, st.name, st.text->c_str(), p->count(), p->types());
+  if (st.name)
+    sent = sent && PQsendQueryPrepared(conn_, st.name, p->count(), p->values(), p->lengths(), p->formats(), 0);
+  else if (p)
+    sent = sent && PQsendQueryParams(conn_, st.text->c_str(), p->count(), p->types(), p->values(), p->lengths(),
+                                     p->formats(), 0);
   else
-    sent = sent && PQsendQueryParams(conn_, text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0);
+    sent = sent && PQsendQueryParams(conn_, st.text->c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0);
   sent = sent && PQpipelineSync(conn_);
   if (!sent) {
     (void)PQexitPipelineMode(conn_);
@@ -151,7 +169,7 @@ Result<ResultPtr> Conn::RunPipelined(const char* name, const std::string& text, 
   // an error the server skips the rest up to the sync (PGRES_PIPELINE_ABORTED).
   Result<ResultPtr> out = Status::OK();
   Status first_error;
-  const size_t queries = queued.size() + 1;
+  const size_t queries = queued.size() + (prepare ? 2 : 1);
   for (size_t i = 0; i < queries; ++i) {
     PGresult* raw = PQgetResult(conn_);
     if (!raw) return lost("reading a pipeline's results");
@@ -162,6 +180,7 @@ Result<ResultPtr> Conn::RunPipelined(const char* name, const std::string& text, 
       continue;
     }
     Result<ResultPtr> r = Check(raw, what);
+    if (prepare && i == queued.size() && prepared) *prepared = r.ok();
     if (!r.ok() && first_error.ok()) first_error = r.status();
     if (i + 1 == queries) out = std::move(r);
   }

@@ -60,11 +60,15 @@ class Conn {
  private:
   Conn(PGconn* conn, const PostgresStoreOptions& options, Env* env) : conn_(conn), options_(options), env_(env) {}
   Result<ResultPtr> Check(PGresult* res, std::string_view sql);
-  // Sends the deferred commands, then the statement (prepared `name`, or the
-  // parameterless `text` when `name` is null), in one pipeline; returns the
-  // statement's result, or the first deferred command's error.
-  Result<ResultPtr> RunPipelined(const char* name, const std::string& text, const Params* params,
-                                 std::string_view sql);
+  // What RunPipelined sends after the deferred commands.
+  struct Pipelined {
+    const char* name;          // a prepared statement to run, or null to run `text` unprepared
+    const std::string* text;   // with `name`: prepared as `name` first (then *prepared says if it was)
+    const Params* params;      // null: parameterless
+  };
+  // Sends the deferred commands, then the statement, in one pipeline; returns
+  // the statement's result, or the first deferred command's error.
+  Result<ResultPtr> RunPipelined(const Pipelined& st, std::string_view sql, bool* prepared = nullptr);
 
   struct Prepared {
     std::string name;

@@ -1,5 +1,5 @@
 // The record statements the PostgreSQL store prepares once per connection and
-// runs for every batch: the claim and the completion. Exposed for the test
+// runs for every batch: the claim and the record writes. Exposed for the test
 // that EXPLAINs their cached plans.
 //
 // Their plans must not depend on idem_records' statistics. A prepared
@@ -19,8 +19,9 @@ namespace idem::pg {
 // `inserted` for every key that has or now has a record.
 extern const char* const kClaimSql;
 
-// $1 group, $2 now_ms, $3 keys, $4 statuses, $5 errors, $6 summaries (text[]
-// each). Returns the key of every record it completed.
-extern const char* const kCompleteSql;
+// $1 group, $2 now_ms, $3 keys (text[]), $4 touches (boolean[]: true counts a
+// copy), $5 statuses, $6 errors, $7 summaries, $8 take-over message ids ('' for
+// none) (text[] each). Returns the key of every record it wrote.
+extern const char* const kWriteRecordsSql;
 
 }  // namespace idem::pg

@@ -5,7 +5,9 @@
 #include "store/postgres/pg_conn.h"
 #include "store/postgres/pg_tx.h"
 #include "store/postgres/pg_values.h"
+#include "store/dialects.h"
 #include "store/record_sql.h"
+#include "store/schema/schema.h"
 
 namespace idem {
 namespace {
@@ -19,17 +21,26 @@ class PgStore final : public Store {
  public:
   explicit PgStore(std::unique_ptr<pg::Conn> conn) : conn_(std::move(conn)) {}
 
-  Status Init() {
+  // DDL is transactional here: the whole migration commits or none of it.
+  Result<SchemaReport> MigrateSchema() override {
     auto tx = Begin();
     if (!tx.ok()) return tx.status();
     IDEM_RETURN_IF_ERROR(conn_->Command(kSchemaLock).status());
-    Status s = conn_->Command(record_sql::SchemaDdl(idem::Dialect::kPostgres)).status();
-    if (!s.ok() && s.code() == Status::Code::kPermanent)
-      return Status::Permanent("cannot create the idem tables in " + conn_->Describe() + ": " + s.message() +
+    auto done = schema::Migrate(**tx, [&](std::string_view sql) { return conn_->Command(sql).status(); });
+    if (!done.ok() && done.status().code() == Status::Code::kPermanent)
+      return Status::Permanent("cannot create the idem tables in " + conn_->Describe() + ": " +
+                               done.status().message() +
                                " (check that the first schema of the search_path exists and is writable)");
-    IDEM_RETURN_IF_ERROR(s);
-    IDEM_RETURN_IF_ERROR(record_sql::CheckSchemaVersion(**tx));
-    return (*tx)->Commit();
+    if (!done.ok()) return done.status();
+    IDEM_RETURN_IF_ERROR((*tx)->Commit());
+    return done;
+  }
+
+  // No lock, no DDL: the catalogue and idem_schema read in a transaction rolled back.
+  Result<SchemaReport> CheckSchema() override {
+    auto tx = Begin();
+    if (!tx.ok()) return tx.status();
+    return schema::Inspect(**tx);
   }
 
   // For an open without create: no lock, no DDL, only the catalog read.
@@ -61,7 +72,7 @@ class PgStore final : public Store {
     // this is what resolves an in-doubt COMMIT after the server came back.
     for (int attempt = 1;; ++attempt) {
       IDEM_RETURN_IF_ERROR(EnsureConnected());
-      auto res = conn_->Run(record_sql::ReadRecordSql(idem::Dialect::kPostgres), {std::string(group), std::string(key)});
+      auto res = conn_->Run(record_sql::ReadRecordSql(PostgresDialect()), {std::string(group), std::string(key)});
       if (res.ok()) {
         Rows rows = pg::RowsFromResult(res->get());
         if (rows.empty()) return std::optional<Record>();
@@ -90,7 +101,9 @@ class PgStore final : public Store {
     return (*tx)->Commit();
   }
 
-  idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
+  const SqlDialect& Dialect() const override { return PostgresDialect(); }
+
+  std::string Describe() const { return conn_->Describe(); }
 
  private:
   Status EnsureConnected() { return conn_->Healthy() ? Status::OK() : conn_->Reconnect(); }
@@ -105,7 +118,8 @@ Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url, const P
   auto conn = pg::Conn::Open(url, options, env ? env : Env::Default());
   if (!conn.ok()) return conn.status();
   auto store = std::make_unique<PgStore>(std::move(*conn));
-  IDEM_RETURN_IF_ERROR(options.create_if_missing ? store->Init() : store->RequireIdemStore());
+  IDEM_RETURN_IF_ERROR(
+      schema::ApplyStoreAccess(*store, options.access, [&] { return store->RequireIdemStore(); }, store->Describe()));
   return std::unique_ptr<Store>(std::move(store));
 }
 

@@ -1,14 +1,13 @@
 #include "store/postgres/pg_tx.h"
 
-#include <algorithm>
 #include <cctype>
-#include <numeric>
-#include <unordered_map>
 
 #include "core/record_row.h"
 #include "store/column_kind.h"
+#include "store/dialects.h"
 #include "store/postgres/pg_record_statements.h"
 #include "store/postgres/pg_values.h"
+#include "store/sql_store_tx.h"
 
 namespace idem::pg {
 
@@ -29,22 +28,27 @@ const char* const kClaimSql =
     "WHERE consumer_group = $1::text AND key = req.k OFFSET 0) AS o ORDER BY o.key FOR UPDATE OF o) "
     "SELECT " IDEM_PG_RECORD_COLUMNS ", true FROM ins UNION ALL SELECT " IDEM_PG_RECORD_COLUMNS ", false FROM old";
 
-// One statement for the whole batch: the completions travel as four arrays;
+// One statement for the whole batch's record writes: they travel as arrays;
 // each key's row is found by its primary key (as in kClaimSql), then updated
-// by its ctid.
-const char* const kCompleteSql =
-    "UPDATE idem_records AS r SET status = c.s, attempts = r.attempts + 1, last_error = c.e, "
-    "result_summary = c.m, lease_until_ms = 0, last_seen_ms = $2::bigint "
-    "FROM (SELECT x.tid, u.s, u.e, u.m FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) AS u(k, s, e, m) "
+// by its ctid. A touch ($4 true) counts a copy and leaves the outcome alone; a
+// completion stores it, and a take-over's message id ($8 not empty) with it.
+const char* const kWriteRecordsSql =
+    "UPDATE idem_records AS r SET "
+    "status = CASE WHEN c.t THEN r.status ELSE c.s END, "
+    "attempts = r.attempts + CASE WHEN c.t THEN 0 ELSE 1 END, "
+    "duplicates = r.duplicates + CASE WHEN c.t THEN 1 ELSE 0 END, "
+    "last_error = CASE WHEN c.t THEN r.last_error ELSE c.e END, "
+    "result_summary = CASE WHEN c.t THEN r.result_summary ELSE c.m END, "
+    "message_id = CASE WHEN c.i = '' THEN r.message_id ELSE c.i END, "
+    "lease_until_ms = CASE WHEN c.t THEN r.lease_until_ms ELSE 0 END, "
+    "last_seen_ms = CASE WHEN c.t THEN GREATEST(r.last_seen_ms, $2::bigint) ELSE $2::bigint END "
+    "FROM (SELECT x.tid, u.t, u.s, u.e, u.m, u.i FROM unnest($3::text[], $4::boolean[], $5::text[], $6::text[], "
+    "$7::text[], $8::text[]) AS u(k, t, s, e, m, i) "
     "CROSS JOIN LATERAL (SELECT ctid AS tid FROM idem_records WHERE consumer_group = $1::text AND key = u.k "
     "OFFSET 0) AS x) AS c "
     "WHERE r.ctid = c.tid RETURNING r.key";
 
 namespace {
-
-// A key missing from both halves three times running was deleted under us
-// (the sweeper); the caller retries the batch.
-constexpr int kClaimPasses = 3;
 
 // A PostgreSQL array literal of text elements: {"a","b\"c"}.
 std::string TextArray(const std::vector<std::string>& items) {
@@ -62,25 +66,10 @@ std::string TextArray(const std::vector<std::string>& items) {
   return s;
 }
 
-class Tx final : public StoreTx {
+class Tx final : public SqlStoreTx {
  public:
   explicit Tx(Conn* conn) : conn_(conn) {}
   ~Tx() override { Rollback(); }
-
-  Result<int64_t> Exec(std::string_view sql, const std::vector<Value>& params) override {
-    IDEM_RETURN_IF_ERROR(CheckOpen());
-    auto res = conn_->Run(sql, params);
-    if (!res.ok()) return res.status();
-    const char* n = PQcmdTuples(res->get());
-    return n && *n ? std::stoll(n) : int64_t{0};
-  }
-
-  Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
-    IDEM_RETURN_IF_ERROR(CheckOpen());
-    auto res = conn_->Run(sql, params);
-    if (!res.ok()) return res.status();
-    return RowsFromResult(res->get());
-  }
 
   // Savepoint names are chosen by code (SqlTx's contract), never by message content.
   // SAVEPOINT and RELEASE go out with the next statement (Conn::Defer): the
@@ -89,7 +78,7 @@ class Tx final : public StoreTx {
   Status Savepoint(std::string_view name) override { return Defer("SAVEPOINT ", name); }
   Status RollbackTo(std::string_view name) override { return Command("ROLLBACK TO SAVEPOINT ", name); }
   Status Release(std::string_view name) override { return Defer("RELEASE SAVEPOINT ", name); }
-  idem::Dialect Dialect() const override { return idem::Dialect::kPostgres; }
+  const SqlDialect& Dialect() const override { return PostgresDialect(); }
 
   // The table an unquoted name resolves to: folded to lower case, in the first
   // schema of the search_path that has it.
@@ -107,78 +96,27 @@ class Tx final : public StoreTx {
     return ColumnsFromRows(*rows, &PostgresColumnKind);
   }
 
-  Result<std::vector<ClaimResult>> Claim(std::string_view group, std::span<const ClaimRequest> requests,
-                                         int64_t now_ms, int64_t lease_until_ms) override;
-
-  Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
-                  int64_t lease_until_ms) override {
-    return record_sql::TakeOver(*this, group, req, now_ms, lease_until_ms);
+ protected:
+  Result<int64_t> RunExec(std::string_view sql, const std::vector<Value>& params) override {
+    auto res = conn_->Run(sql, params);
+    if (!res.ok()) return res.status();
+    const char* n = PQcmdTuples(res->get());
+    return n && *n ? std::stoll(n) : int64_t{0};
   }
 
-  Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) override;
-
-  Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) override {
-    return record_sql::NoteDuplicate(*this, group, key, now_ms);
+  Result<Rows> RunQuery(std::string_view sql, const std::vector<Value>& params) override {
+    auto res = conn_->Run(sql, params);
+    if (!res.ok()) return res.status();
+    return RowsFromResult(res->get());
   }
 
-  Status Commit() override {
-    IDEM_RETURN_IF_ERROR(CheckOpen());
-    done_ = true;
-    auto res = conn_->Command("COMMIT");
-    if (!res.ok()) {
-      // The COMMIT may have been applied before the answer was lost.
-      if (res.status().code() == Status::Code::kUnavailable)
-        return Status::InDoubt("COMMIT outcome unknown: " + res.status().message() +
-                               " — re-read the records before acting; never retry blindly");
-      return res.status();
-    }
-    // COMMIT of a transaction that an earlier error aborted answers ROLLBACK, not an error.
-    if (std::string_view(PQcmdStatus(res->get())) != "COMMIT")
-      return Status::Retryable("the transaction had failed before COMMIT and was rolled back; nothing was saved");
-    return Status::OK();
-  }
-
-  void Rollback() override {
-    if (done_) return;
-    done_ = true;
-    conn_->DiscardDeferred();
-    if (conn_->Healthy() && conn_->InTransaction()) (void)conn_->Command("ROLLBACK");
-  }
-
- private:
-  Status CheckOpen() const {
-    return done_ ? Status::InvalidArgument("the transaction is already committed or rolled back") : Status::OK();
-  }
-  Status Defer(std::string_view verb, std::string_view name) {
-    IDEM_RETURN_IF_ERROR(CheckOpen());
-    conn_->Defer(std::string(verb) + std::string(name));
-    return Status::OK();
-  }
-  Status Command(std::string_view verb, std::string_view name) {
-    IDEM_RETURN_IF_ERROR(CheckOpen());
-    return conn_->Command(std::string(verb) + std::string(name)).status();
-  }
-
-  Conn* conn_;
-  bool done_ = false;
-};
-
-Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<const ClaimRequest> requests,
-                                           int64_t now_ms, int64_t lease_until_ms) {
-  IDEM_RETURN_IF_ERROR(CheckOpen());
-  // Key order: concurrent batches insert and lock shared keys in the same
-  // order, so they wait for each other instead of deadlocking.
-  std::vector<size_t> pending(requests.size());
-  std::iota(pending.begin(), pending.end(), 0);
-  std::sort(pending.begin(), pending.end(), [&](size_t a, size_t b) { return requests[a].key < requests[b].key; });
-
-  std::unordered_map<std::string, ClaimResult> found;
-  for (int pass = 0; pass < kClaimPasses && !pending.empty(); ++pass) {
+  Status ClaimPass(std::string_view group, std::span<const ClaimRequest* const> pending, int64_t now_ms,
+                   int64_t lease_until_ms, Found* found) override {
     std::vector<std::string> keys, fingerprints, ids;
-    for (size_t i : pending) {
-      keys.push_back(requests[i].key);
-      fingerprints.push_back(requests[i].fingerprint);
-      ids.push_back(requests[i].message_id);
+    for (const ClaimRequest* r : pending) {
+      keys.push_back(r->key);
+      fingerprints.push_back(r->fingerprint);
+      ids.push_back(r->message_id);
     }
     auto res = conn_->Run(kClaimSql, {std::string(group), TextArray(keys), TextArray(fingerprints), TextArray(ids),
                                       lease_until_ms, now_ms});
@@ -187,38 +125,56 @@ Result<std::vector<ClaimResult>> Tx::Claim(std::string_view group, std::span<con
       ClaimResult c;
       c.inserted = AsInt(row.at(12)) != 0;
       if (!c.inserted) c.existing = RecordFromRow(row);
-      found[AsText(row.at(1))] = std::move(c);
+      (*found)[AsText(row.at(1))] = std::move(c);
     }
-    std::erase_if(pending, [&](size_t i) { return found.count(requests[i].key) > 0; });
+    return Status::OK();
   }
-  if (!pending.empty())
-    return Status::Busy("the record of key '" + requests[pending[0]].key +
-                        "' disappeared while it was being claimed (swept concurrently?); retry the batch");
-  std::vector<ClaimResult> out(requests.size());
-  for (size_t i = 0; i < requests.size(); ++i) out[i] = std::move(found[requests[i].key]);
-  return out;
-}
 
-Status Tx::Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) {
-  IDEM_RETURN_IF_ERROR(CheckOpen());
-  if (completions.empty()) return Status::OK();
-  std::vector<std::string> keys, statuses, errors, summaries;
-  for (const Completion& c : completions) {
-    keys.emplace_back(c.key);
-    statuses.emplace_back(RecordStatusName(c.status));
-    errors.emplace_back(c.error);
-    summaries.emplace_back(c.summary);
+  Result<int64_t> WriteBatch(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) override {
+    std::vector<std::string> keys, touches, statuses, errors, summaries, ids;
+    for (const RecordWrite& w : writes) {
+      const bool touch = w.kind == RecordWrite::Kind::kTouch;
+      keys.emplace_back(w.key);
+      touches.emplace_back(touch ? "t" : "f");
+      statuses.emplace_back(touch ? "" : RecordStatusName(w.status));
+      errors.emplace_back(w.error);
+      summaries.emplace_back(w.summary);
+      ids.emplace_back(w.message_id);
+    }
+    auto res = conn_->Run(kWriteRecordsSql, {std::string(group), now_ms, TextArray(keys), TextArray(touches),
+                                             TextArray(statuses), TextArray(errors), TextArray(summaries),
+                                             TextArray(ids)});
+    if (!res.ok()) return res.status();
+    return int64_t{PQntuples(res->get())};
   }
-  auto res = conn_->Run(kCompleteSql, {std::string(group), now_ms, TextArray(keys), TextArray(statuses),
-                                       TextArray(errors), TextArray(summaries)});
-  if (!res.ok()) return res.status();
-  if (PQntuples(res->get()) == static_cast<int>(keys.size())) return Status::OK();
-  std::unordered_map<std::string, bool> updated;
-  for (const Row& row : RowsFromResult(res->get())) updated[AsText(row.at(0))] = true;
-  for (const std::string& k : keys)
-    if (!updated.count(k)) return Status::NotFound("record to complete is missing: " + k);
-  return Status::OK();
-}
+
+  Status RunCommit() override {
+    auto res = conn_->Command("COMMIT");
+    if (!res.ok()) return res.status();
+    // COMMIT of a transaction that an earlier error aborted answers ROLLBACK, not an error.
+    if (std::string_view(PQcmdStatus(res->get())) != "COMMIT")
+      return Status::Retryable("the transaction had failed before COMMIT and was rolled back; nothing was saved");
+    return Status::OK();
+  }
+
+  void RunRollback() override {
+    conn_->DiscardDeferred();
+    if (conn_->Healthy() && conn_->InTransaction()) (void)conn_->Command("ROLLBACK");
+  }
+
+ private:
+  Status Defer(std::string_view verb, std::string_view name) {
+    IDEM_RETURN_IF_ERROR(CheckUsable());
+    conn_->Defer(std::string(verb) + std::string(name));
+    return Status::OK();
+  }
+  Status Command(std::string_view verb, std::string_view name) {
+    IDEM_RETURN_IF_ERROR(CheckUsable());
+    return conn_->Command(std::string(verb) + std::string(name)).status();
+  }
+
+  Conn* conn_;
+};
 
 }  // namespace
 

@@ -13,7 +13,9 @@
 #include "idem/store.h"
 #include "store/column_kind.h"
 #include "idem/store_access.h"
+#include "store/dialects.h"
 #include "store/record_sql.h"
+#include "store/schema/schema.h"
 #include "store/sqlite/sqlite_db.h"
 
 namespace idem {
@@ -70,7 +72,7 @@ class SqliteTx final : public StoreTx {
     return db_->Exec("ROLLBACK TO " + std::string(name), {}).status();
   }
   Status Release(std::string_view name) override { return db_->Exec("RELEASE " + std::string(name), {}).status(); }
-  idem::Dialect Dialect() const override { return idem::Dialect::kSqlite; }
+  const SqlDialect& Dialect() const override { return SqliteDialect(); }
 
   // pragma_table_info as a table-valued function takes the name as a bound
   // parameter (the PRAGMA statement would need it spliced into the text).
@@ -97,7 +99,7 @@ class SqliteTx final : public StoreTx {
       found.emplace(r.key, std::move(r));
     }
     // We hold the write lock (BEGIN IMMEDIATE), so absent keys stay absent until
-    // we write them — which is why their first write can wait for Complete.
+    // we write them — which is why their first write can wait for WriteRecords.
     for (size_t i = 0; i < requests.size(); ++i) {
       auto it = found.find(requests[i].key);
       if (it != found.end()) {
@@ -111,36 +113,38 @@ class SqliteTx final : public StoreTx {
     return out;
   }
 
-  Status TakeOver(std::string_view group, const ClaimRequest& req, int64_t now_ms,
-                  int64_t lease_until_ms) override {
-    if (pending_.count(PendingKey(group, req.key))) IDEM_RETURN_IF_ERROR(WritePending());
-    return record_sql::TakeOver(*this, group, req, now_ms, lease_until_ms);
-  }
-
   // A new key's record is written once, finished; the new keys of a batch go
   // in multi-row INSERTs (a step per record paid SQLite's per-statement work
   // — cursors opened, the write re-checked — a hundred times per batch). The
-  // inserts go first, so a key completed twice is inserted, then updated.
-  Status Complete(std::string_view group, std::span<const Completion> completions, int64_t now_ms) override {
-    std::vector<const Completion*> updates;
+  // writes to records that existed before (take-overs, copies) go in one
+  // UPDATE per 64. The inserts go first, so a key completed twice is
+  // inserted, then updated.
+  Status WriteRecords(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) override {
+    // A copy counted on a record not written yet: write the claims first.
+    for (const RecordWrite& w : writes)
+      if (w.kind == RecordWrite::Kind::kTouch && pending_.count(PendingKey(group, w.key))) {
+        IDEM_RETURN_IF_ERROR(WritePending());
+        break;
+      }
+    std::vector<RecordWrite> updates;
     std::vector<Value> rows;  // kRowParams values per new record, in InsertSql's column order
-    rows.reserve(completions.size() * kRowParams);
-    for (const Completion& c : completions) {
-      auto p = pending_.find(PendingKey(group, c.key));
+    rows.reserve(writes.size() * kRowParams);
+    for (const RecordWrite& w : writes) {
+      auto p = pending_.find(PendingKey(group, w.key));
       if (p == pending_.end()) {
-        updates.push_back(&c);
+        updates.push_back(w);
         continue;
       }
       PendingRecord& r = p->second;  // erased below: its strings move into the row
       rows.emplace_back(std::move(r.group));
       rows.emplace_back(std::move(r.request.key));
-      rows.emplace_back(std::string(RecordStatusName(c.status)));
+      rows.emplace_back(std::string(RecordStatusName(w.status)));
       rows.emplace_back(std::move(r.request.fingerprint));
-      rows.emplace_back(std::move(r.request.message_id));
+      rows.emplace_back(w.message_id.empty() ? std::move(r.request.message_id) : std::string(w.message_id));
       rows.emplace_back(r.now_ms);
       rows.emplace_back(std::max(r.now_ms, now_ms));
-      rows.emplace_back(std::string(c.error));
-      rows.emplace_back(std::string(c.summary));
+      rows.emplace_back(std::string(w.error));
+      rows.emplace_back(std::string(w.summary));
       pending_.erase(p);
     }
     std::vector<Value> chunk;
@@ -152,13 +156,11 @@ class SqliteTx final : public StoreTx {
       IDEM_RETURN_IF_ERROR(db_->Exec(InsertSql(n), chunk).status());
       next = end;
     }
-    for (const Completion* c : updates) IDEM_RETURN_IF_ERROR(UpdateOne(group, *c, now_ms));
+    for (size_t from = 0; from < updates.size(); from += 64) {
+      const std::span<const RecordWrite> part(updates.data() + from, std::min<size_t>(64, updates.size() - from));
+      IDEM_RETURN_IF_ERROR(UpdateExisting(group, part, now_ms));
+    }
     return Status::OK();
-  }
-
-  Status NoteDuplicate(std::string_view group, std::string_view key, int64_t now_ms) override {
-    if (pending_.count(PendingKey(group, key))) IDEM_RETURN_IF_ERROR(WritePending());
-    return record_sql::NoteDuplicate(*this, group, key, now_ms);
   }
 
   Status Commit() override {
@@ -209,19 +211,55 @@ class SqliteTx final : public StoreTx {
     return n == 64 ? k64 : n == 16 ? k16 : k1;
   }
 
-  Status UpdateOne(std::string_view group, const Completion& c, int64_t now_ms) {
-    const std::string_view key = c.key;
-    auto n = db_->Exec(
-        "UPDATE idem_records SET status = ?, attempts = attempts + 1, last_error = ?, result_summary = ?, "
-        "lease_until_ms = 0, last_seen_ms = ? WHERE consumer_group = ? AND key = ?",
-        {std::string(RecordStatusName(c.status)), std::string(c.error), std::string(c.summary), now_ms,
-         std::string(group), std::string(key)});
-    if (!n.ok()) return n.status();
-    if (*n != 1) return Status::NotFound("record to complete is missing: " + std::string(key));
-    return Status::OK();
+  static constexpr size_t kUpdateParams = 6;
+
+  // The UPDATE of n existing records (n is 64, 16 or 1), each write one row of
+  // VALUES (key, touch, status, error, summary, take-over message id).
+  static const std::string& UpdateSql(size_t n) {
+    auto build = [](size_t rows) {
+      std::string sql = "WITH w(k, t, s, e, m, i) AS (VALUES ";
+      for (size_t i = 0; i < rows; ++i) sql += i ? ",(?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?)";
+      return sql +
+             ") UPDATE idem_records SET status = CASE WHEN w.t THEN status ELSE w.s END, "
+             "attempts = attempts + CASE WHEN w.t THEN 0 ELSE 1 END, "
+             "duplicates = duplicates + CASE WHEN w.t THEN 1 ELSE 0 END, "
+             "last_error = CASE WHEN w.t THEN last_error ELSE w.e END, "
+             "result_summary = CASE WHEN w.t THEN result_summary ELSE w.m END, "
+             "message_id = CASE WHEN w.i = '' THEN message_id ELSE w.i END, "
+             "lease_until_ms = CASE WHEN w.t THEN lease_until_ms ELSE 0 END, "
+             "last_seen_ms = CASE WHEN w.t THEN MAX(last_seen_ms, ?) ELSE ? END "
+             "FROM w WHERE consumer_group = ? AND key = w.k";
+    };
+    static const std::string k64 = build(64), k16 = build(16), k1 = build(1);
+    return n == 64 ? k64 : n == 16 ? k16 : k1;
   }
 
-  // Writes the claims no Complete has written yet, as PROCESSING records: what
+  // Up to 64 writes in one statement, padded to 16 or 64 rows with the last
+  // write again: a repeated row updates its record once, the same way.
+  Status UpdateExisting(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) {
+    const size_t n = writes.size() == 1 ? 1 : writes.size() <= 16 ? 16 : 64;
+    std::vector<Value> params;
+    params.reserve(n * kUpdateParams + 3);
+    for (size_t i = 0; i < n; ++i) {
+      const RecordWrite& w = writes[std::min(i, writes.size() - 1)];
+      const bool touch = w.kind == RecordWrite::Kind::kTouch;
+      params.emplace_back(std::string(w.key));
+      params.emplace_back(int64_t{touch});
+      params.emplace_back(std::string(touch ? "" : RecordStatusName(w.status)));
+      params.emplace_back(std::string(w.error));
+      params.emplace_back(std::string(w.summary));
+      params.emplace_back(std::string(w.message_id));
+    }
+    params.emplace_back(now_ms);
+    params.emplace_back(now_ms);
+    params.emplace_back(std::string(group));
+    auto changed = db_->Exec(UpdateSql(n), params);
+    if (!changed.ok()) return changed.status();
+    if (*changed == static_cast<int64_t>(writes.size())) return Status::OK();
+    return record_sql::NameMissingRecord(*this, group, writes);
+  }
+
+  // Writes the claims no WriteRecords has written yet, as PROCESSING records: what
   // Claim promises, for a transaction that commits (or claims again) before
   // completing every key.
   Status WritePending() {
@@ -247,12 +285,21 @@ class SqliteStore final : public Store {
  public:
   explicit SqliteStore(std::unique_ptr<sqlite::Db> db) : db_(std::move(db)) {}
 
-  Status Init() {
+  // BEGIN IMMEDIATE is the schema lock: a second process waits for the first's migration.
+  Result<SchemaReport> MigrateSchema() override {
     auto tx = Begin();
     if (!tx.ok()) return tx.status();
-    IDEM_RETURN_IF_ERROR(db_->ExecScript(record_sql::SchemaDdl(idem::Dialect::kSqlite)));
-    IDEM_RETURN_IF_ERROR(record_sql::CheckSchemaVersion(**tx));
-    return (*tx)->Commit();
+    auto done = schema::Migrate(**tx, [&](std::string_view sql) { return db_->ExecScript(sql); });
+    if (!done.ok()) return done.status();
+    IDEM_RETURN_IF_ERROR((*tx)->Commit());
+    return done;
+  }
+
+  // In a deferred (read) transaction: a check neither writes nor waits for a writer's lock.
+  Result<SchemaReport> CheckSchema() override {
+    IDEM_RETURN_IF_ERROR(db_->Begin(/*immediate=*/false));
+    SqliteTx tx(db_.get());
+    return schema::Inspect(tx);
   }
 
   // For an open without create: reads the catalog in a deferred (read)
@@ -270,7 +317,7 @@ class SqliteStore final : public Store {
   }
 
   Result<std::optional<Record>> ReadRecord(std::string_view group, std::string_view key) override {
-    auto rows = db_->Query(record_sql::ReadRecordSql(idem::Dialect::kSqlite), {std::string(group), std::string(key)});
+    auto rows = db_->Query(record_sql::ReadRecordSql(SqliteDialect()), {std::string(group), std::string(key)});
     if (!rows.ok()) return rows.status();
     if (rows->empty()) return std::optional<Record>();
     return std::optional<Record>(RecordFromRow((*rows)[0]));
@@ -294,7 +341,7 @@ class SqliteStore final : public Store {
     return db_->Commit();
   }
 
-  idem::Dialect Dialect() const override { return idem::Dialect::kSqlite; }
+  const SqlDialect& Dialect() const override { return SqliteDialect(); }
 
  private:
   std::unique_ptr<sqlite::Db> db_;
@@ -321,7 +368,8 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path, const Sq
   auto db = sqlite::Db::Open(path, o);
   if (!db.ok()) return db.status();
   auto store = std::make_unique<SqliteStore>(std::move(*db));
-  IDEM_RETURN_IF_ERROR(create ? store->Init() : store->RequireIdemStore());
+  IDEM_RETURN_IF_ERROR(
+      schema::ApplyStoreAccess(*store, access, [&] { return store->RequireIdemStore(); }, "the SQLite store '" + path + "'"));
   return std::unique_ptr<Store>(std::move(store));
 }
 

@@ -76,11 +76,11 @@ TEST(SqliteStoreTest, EveryRecordOfALargeBatchKeepsItsOwnContents) {
     ASSERT_TRUE(claims.ok()) << claims.status().ToString();
     std::vector<std::string> summaries;
     for (int i = 0; i < n; ++i) summaries.push_back("sum" + std::to_string(i));
-    std::vector<Completion> done;
+    std::vector<RecordWrite> done;
     for (int i = 0; i < n; ++i)
       done.push_back({reqs[i].key, i % 3 ? RecordStatus::kSucceeded : RecordStatus::kFailed, i % 3 ? "" : "boom",
                       summaries[i]});
-    ASSERT_TRUE((*tx)->Complete("g", done, 15).ok());
+    ASSERT_TRUE((*tx)->WriteRecords("g", done, 15).ok());
     ASSERT_TRUE((*tx)->Commit().ok());
   }
   for (int i = 0; i < n; ++i) {
@@ -93,12 +93,33 @@ TEST(SqliteStoreTest, EveryRecordOfALargeBatchKeepsItsOwnContents) {
     EXPECT_EQ((*rec)->last_error, i % 3 ? "" : "boom");
     EXPECT_EQ((*rec)->attempts, 1);
   }
-  auto tx = (*s)->Begin();
-  auto again = (*tx)->Claim("g", reqs, 30, 40);
-  ASSERT_TRUE(again.ok());
+  std::vector<std::string> ids;
+  for (int i = 0; i < n; ++i) ids.push_back("t" + std::to_string(i));
+  {
+    auto tx = (*s)->Begin();
+    auto again = (*tx)->Claim("g", reqs, 30, 40);
+    ASSERT_TRUE(again.ok());
+    for (int i = 0; i < n; ++i) {
+      EXPECT_FALSE((*again)[i].inserted) << reqs[i].key;
+      EXPECT_EQ((*again)[i].existing.key, reqs[i].key);
+    }
+    // Writes to existing records go in UPDATEs of 64, 16 or 1 rows, the last
+    // ones padded: each record gets its own write once.
+    std::vector<RecordWrite> later;
+    for (int i = 0; i < n; ++i)
+      later.push_back(i % 2 ? RecordWrite::Touch(reqs[i].key)
+                            : RecordWrite{reqs[i].key, RecordStatus::kSucceeded, "", "again", ids[i]});
+    ASSERT_TRUE((*tx)->WriteRecords("g", later, 35).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
   for (int i = 0; i < n; ++i) {
-    EXPECT_FALSE((*again)[i].inserted) << reqs[i].key;
-    EXPECT_EQ((*again)[i].existing.key, reqs[i].key);
+    auto rec = (*s)->ReadRecord("g", reqs[i].key);
+    ASSERT_TRUE(rec.ok() && rec->has_value()) << reqs[i].key;
+    EXPECT_EQ((*rec)->attempts, i % 2 ? 1 : 2) << reqs[i].key;
+    EXPECT_EQ((*rec)->duplicates, i % 2 ? 1 : 0) << reqs[i].key;
+    EXPECT_EQ((*rec)->message_id, i % 2 ? "m" + std::to_string(i) : ids[i]) << reqs[i].key;
+    EXPECT_EQ((*rec)->result_summary, i % 2 ? "sum" + std::to_string(i) : "again") << reqs[i].key;
+    EXPECT_EQ((*rec)->last_seen_ms, 35) << reqs[i].key;
   }
 }
 

@@ -2,16 +2,19 @@
 // driven by playwright-core): a top-up parked because its account is missing
 // is seen in the list, the account is created with SQL, the operator replays
 // it, and the ledger holds it exactly once; the audit names the operator; an
-// anonymous request and a cross-site POST are refused and change nothing.
+// anonymous request and a cross-site POST are refused and change nothing. A
+// dead letter of 8 MiB gives a small detail page and downloads whole; one that
+// another tab purged meanwhile cannot be replayed (404, audited not_found);
+// after three wrong secrets the login form answers 429.
 //
 //   node console.test.mjs IDEM_CLI WORK_DIR SCREENSHOT.png
 //
 // Synchronised on what the service logs (JSON lines) and on what the pages
 // show, never on time. Exit 0 when every check passed.
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { createServer } from 'node:http';
-import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -160,6 +163,63 @@ try {
   check(log.lines.some((j) => j.event === 'console_replay' && j.operator === 'alice'), 'the log names who replayed');
   check(!logged.includes(secret) && !logged.includes(session.value) && !logged.includes('amount_cents'),
     'the log holds no secret, session id or body');
+
+  // An 8 MiB line is parked by idem publish (larger than --max-payload-bytes), which exits 1 for it.
+  const bigLine = `{"topup_id":"T-BIG","pad":"${'<'.repeat(8 << 20)}"}`;
+  const published = spawnSync(idem, ['publish', '--queue', queue, '--topic', 'account.topup', '--key-fields', 'topup_id'],
+    { input: bigLine + '\n', encoding: 'utf8' });
+  check(published.status === 1 && published.stderr.includes('parked as dead letter'),
+    `idem publish parks the 8 MiB line: ${published.stderr.split('\n')[0]}`);
+  await page.goto(`${base}/console/`);
+  const bigRow = page.locator('tbody tr', { hasText: 'max-payload-bytes' });
+  check(await bigRow.count() === 1, 'the 8 MiB line is parked and listed');
+  const bigId = (await bigRow.locator('a').first().textContent()).trim();
+  const detail = page.url().replace(/\/console\/.*$/, `/console/dead/${bigId}`);
+  const other = await context.newPage();
+  await other.goto(detail);
+  const shown = (await other.content()).length;
+  check(shown < 512 * 1024, `its detail page is small: ${shown} characters`);
+  const heading = await other.textContent('h2:has-text("Body")');
+  check(heading.includes(`${bigLine.length} bytes, the first 65536 shown`), `the page says what it shows: ${heading}`);
+  const [download] = await Promise.all([other.waitForEvent('download'), other.click('#download')]);
+  check(download.suggestedFilename() === `dead-letter-${bigId}.bin`, `downloaded as ${download.suggestedFilename()}`);
+  check(readFileSync(await download.path(), 'utf8') === bigLine, 'the download is the whole body, byte-exact');
+
+  // The other tab purges it while the list still shows it; replaying it from the list is then refused.
+  await follow(other, 'button[formaction="/console/purge"]');
+  await follow(other, '#confirm-purge');
+  check((await other.textContent('#result')).includes('Purged 1 dead letter(s)'), 'the other tab purged it');
+  await other.close();
+  await bigRow.locator('input[type=checkbox]').check();
+  const [gone] = await Promise.all([page.waitForNavigation(), page.click('#replay-selected')]);
+  check(gone.status() === 404, `replaying a dead letter that is gone -> ${gone.status()}`);
+  check((await page.textContent('body')).includes(`no dead letter with id ${bigId}: nothing was replayed`),
+    'the page says nothing was replayed');
+  check(sql('SELECT action || \'/\' || outcome FROM idem_audit ORDER BY id DESC LIMIT 1') === 'replay/not_found',
+    'the audit row says not_found');
+  const missing = await page.goto(detail);
+  const headers = await missing.allHeaders();
+  check(missing.status() === 404 && (headers['content-security-policy'] || '').includes("default-src 'none'") &&
+    headers['x-content-type-options'] === 'nosniff', `a 404 page carries the security headers: ${missing.status()}`);
+
+  // Guessing: three wrong secrets are answered, then the form answers 429. Each
+  // wrong secret let through doubles the wait, so the loop ends within a few tries
+  // however slow the machine is.
+  const guesser = await (await browser.newContext()).newPage();
+  await guesser.goto(`${base}/console/login`);
+  const statuses = [];
+  let held;
+  while (!held && statuses.length < 10) {
+    await guesser.fill('input[name=name]', 'alice');
+    await guesser.fill('input[name=secret]', `wrong guess ${statuses.length}`);
+    const [r] = await Promise.all([guesser.waitForNavigation(), guesser.click('button[type=submit]')]);
+    statuses.push(r.status());
+    if (r.status() === 429) held = r;
+  }
+  check(statuses.slice(0, 3).join(',') === '401,401,401' && held,
+    `three wrong secrets are answered, then 429: ${statuses.join(',')}`);
+  check(held && Number(held.headers()['retry-after']) >= 1, `429 says when to retry: ${held && held.headers()['retry-after']}`);
+  check((await guesser.textContent('body')).includes('Too many failed logins'), 'the page says why');
 } catch (e) {
   console.error(e);
   failures++;
