@@ -4,13 +4,17 @@
 // no damage and blocked no legitimate message, 1 otherwise.
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 #include "cli_checks.h"
 #include "cli_util.h"
+#include "demo/concurrent_runs.h"
 #include "demo_report.h"
 #include "service/json_log.h"
 #ifdef IDEM_WITH_REDIS
@@ -32,6 +36,7 @@ struct DemoArgs {
   std::string redis_url;
   std::string broker;
   int64_t speedup = 100;
+  size_t jobs = 0;  // 0: chosen by DemoJobs
 };
 
 // The folder the runs write into: --keep DIR (created, must not hold an
@@ -95,6 +100,17 @@ void CheckRedisAnswers(const std::string& url) {
 #endif
 }
 
+// How many runs go at once. On a broker a run mostly waits (rebalances and
+// retry delays take real time), so every run starts at once and the demo
+// takes as long as its longest run. On the embedded queue a run computes on a
+// simulated clock, so one run per core. Either way each run has its own
+// folder, store, queue or topic and consumer group, so no run sees another.
+size_t DemoJobs(const DemoArgs& a, size_t runs) {
+  if (a.jobs > 0) return a.jobs;
+  if (!a.broker.empty()) return runs;
+  return std::max<size_t>(1, std::thread::hardware_concurrency());
+}
+
 bool Selected(const DemoArgs& a, const demo::ScenarioInfo& s) {
   if (a.only.empty()) return true;
   for (const std::string& id : a.only)
@@ -156,32 +172,52 @@ void Run(const DemoArgs& a) {
   if (!a.store_url.empty() || !a.redis_url.empty() || !a.broker.empty())
     summary.setup = store + filter + " and " + queue;
 
-  size_t total = 0, done = 0;
-  for (const auto& s : demo::Scenarios()) total += Selected(a, s) ? 2 : 0;
+  // Every run of the selection, in the table's order: each scenario off, then idem.
+  struct Planned {
+    const demo::ScenarioInfo* scenario;
+    size_t workload;  // index into workloads
+    bool protection;
+    std::string label, schema, dir;
+  };
+  std::vector<demo::Workload> workloads;  // one per selected scenario, shared by its two runs
+  std::vector<Planned> plan;
   for (const auto& s : demo::Scenarios()) {
     if (!Selected(a, s)) continue;
-    demo::Workload w = demo::MakeWorkload(s.cause, {a.seed, a.messages});
-    DemoRow row;
-    row.scenario = &s;
+    workloads.push_back(demo::MakeWorkload(s.cause, {a.seed, a.messages}));
     for (bool protection : {false, true}) {
       const std::string mode = protection ? "idem" : "off";
-      const std::string label = std::string(s.id) + " " + s.name + " (" + mode + ")";
-      std::cerr << "[" << ++done << "/" << total << "] " << label << " ... " << std::flush;
       std::string schema = "idem_demo_" + std::string(s.id) + "_" + mode;
       for (char& ch : schema) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      demo::RunReport r;
-      try {
-        r = RunOne(a, w, protection, folder.Sub(std::string(s.id) + "-" + mode), label, schema);
-      } catch (const CliError&) {
-        std::cerr << "failed\n";  // ends the progress line; the error follows on its own
-        throw;
-      }
-      std::cerr << r.damage.double_charges << " double charge(s), " << r.duplicate_deliveries
-                << " duplicate deliveries, " << Fmt1(r.wall_seconds) << " s\n";
-      (protection ? row.on : row.off) = std::move(r);
+      plan.push_back({&s, workloads.size() - 1, protection, std::string(s.id) + " " + s.name + " (" + mode + ")", schema,
+                      folder.Sub(std::string(s.id) + "-" + mode)});
     }
-    summary.rows.push_back(std::move(row));
   }
+  const size_t jobs = DemoJobs(a, plan.size());
+  std::cerr << plan.size() << " runs, " << (jobs <= 1 ? std::string("one after another")
+                                                      : std::to_string(std::min(jobs, plan.size())) + " at a time")
+            << "; a line as each finishes\n";
+  std::vector<demo::RunReport> reports(plan.size());
+  std::mutex progress_mu;
+  size_t done = 0;
+  demo::RunConcurrently(plan.size(), jobs, [&](size_t i) {
+    const Planned& p = plan[i];
+    const demo::Workload& w = workloads[p.workload];
+    auto progress = [&](const std::string& what) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      std::cerr << "[" << ++done << "/" << plan.size() << "] " << p.label << ": " << what << "\n";
+    };
+    try {
+      reports[i] = RunOne(a, w, p.protection, p.dir, p.label, p.schema);
+    } catch (const CliError&) {
+      progress("failed");  // the error follows on its own once the other runs have ended
+      throw;
+    }
+    const demo::RunReport& r = reports[i];
+    progress(std::to_string(r.damage.double_charges) + " double charge(s), " +
+             std::to_string(r.duplicate_deliveries) + " duplicate deliveries, " + Fmt1(r.wall_seconds) + " s");
+  });
+  for (size_t i = 0; i < plan.size(); i += 2)
+    summary.rows.push_back({plan[i].scenario, std::move(reports[i]), std::move(reports[i + 1])});
 
   if (a.json) std::cout << RenderJson(summary).dump(2) << "\n";
   else std::cout << RenderTable(summary);
@@ -255,6 +291,11 @@ void AddDemoCommand(CLI::App& app) {
                   "rung waits 30 s / speedup in RabbitMQ's wait queue)")
       ->capture_default_str()
       ->transform(IntegerIn(1, 10'000));
+  cmd->add_option("--jobs", args->jobs,
+                  "How many runs go at once (default: with --broker all of them, since a run on a broker\n"
+                  "mostly waits; on the embedded queue one per core). The table and the exit status are\n"
+                  "the same for any value; the progress lines come in the order the runs finish")
+      ->transform(IntegerIn(1, 64));
   cmd->callback([args] { Run(*args); });
 }
 
