@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "idem/kafka.h"
 #include "idem/retry.h"
 #include "demo/consumer_turns.h"
 #include "demo/partition_key.h"
@@ -106,6 +107,7 @@ class BrokerRun final : public ConsumerTurns {
     return OpenBroker(RunUrl(), bo, Env::Default());
   }
   Status AddConsumers();
+  Status JoinGroup();
   Status PublishDue();
   Status Drive();
   Status HandOverUntil(const std::vector<std::string>& ids, size_t from) override;
@@ -191,6 +193,35 @@ Status BrokerRun::AddConsumers() {
   return Status::OK();
 }
 
+// Kafka: every consumer joins the run's group and gets its share of the
+// partitions before the scenario clock starts, as a deployed group has before
+// traffic arrives. Otherwise a member whose join reaches the mock later than its
+// 3 s wait at a group's first join (as happens when other runs start at the
+// same moment) joins once the first member is consuming, and that extra
+// rebalance hands out again what the first member read: copies that come from
+// the start-up, not from the scenario's faults. Nothing is published yet, so
+// these polls receive nothing.
+Status BrokerRun::JoinGroup() {
+  const int64_t deadline_us = Env::Default()->MonotonicMicros() + kGraceUs;
+  for (;;) {
+    size_t with_partitions = 0;
+    for (TrackedBroker* t : tracked_) {
+      auto got = t->inner().source().Poll(1, kIdlePollMs);
+      if (!got.ok()) return got.status();
+      if (!got->empty())
+        return Status::Permanent("the topic of run " + run_id_ + " holds messages before the run published any");
+      auto held = KafkaHeldPartitions(t->inner());
+      if (!held.ok()) return held.status();
+      if (*held > 0) ++with_partitions;
+    }
+    if (with_partitions == tracked_.size()) return Status::OK();
+    if (Env::Default()->MonotonicMicros() > deadline_us)
+      return Status::Unavailable("only " + std::to_string(with_partitions) + " of the " +
+                                 std::to_string(tracked_.size()) + " consumers got partitions of group " + RunUrl() +
+                                 " within " + std::to_string(kGraceUs / 1'000'000) + " s; check that the cluster answers");
+  }
+}
+
 // Publishes every copy whose time has come, in publishing order.
 Status BrokerRun::PublishDue() {
   std::vector<Message> batch;
@@ -261,6 +292,7 @@ Result<RunReport> BrokerRun::Go() {
   if (!producer.ok()) return producer.status();
   producer_ = std::move(*producer);
   IDEM_RETURN_IF_ERROR(AddConsumers());
+  if (OnKafka()) IDEM_RETURN_IF_ERROR(JoinGroup());
 
   clock_.Restart();
   const int64_t t0 = wall_->MonotonicMicros();

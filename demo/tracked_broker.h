@@ -42,6 +42,8 @@ class TrackedBroker final : public Broker, public Source, public Publisher {
   // Deliveries polled and not settled yet (non-zero after a step means the
   // consumer died or lost its session with them).
   size_t held() const { return held_.size(); }
+  // The broker it wraps (for what only that broker can tell, e.g. KafkaHeldPartitions).
+  Broker& inner() { return *inner_; }
 
   Source& source() override { return *this; }
   Publisher& publisher() override { return *this; }

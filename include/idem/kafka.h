@@ -116,6 +116,11 @@ Result<KafkaOptions> ParseKafkaUrl(const std::string& url);
 
 Result<std::unique_ptr<Broker>> OpenKafkaBroker(const KafkaOptions& options, Env* env);
 
+// How many partitions (main and retry topics) `broker`, opened by
+// OpenKafkaBroker, holds as a member of its group now: 0 until a Poll has
+// joined the group and the group has assigned it some. Lets a caller wait,
+// before it publishes, until every member of a new group has its share.
+Result<size_t> KafkaHeldPartitions(Broker& broker);
 // OpenBroker's entry point for kafka:// URLs. BrokerOptions::prefetch applies
 // unless the URL sets prefetch=; BrokerOptions::topics, when given, replaces the
 // URL's topics.

@@ -84,6 +84,8 @@ class GroupConsumer {
   // record this member took. Does nothing for a partition it does not hold.
   void SetFetching(const PartitionKey& p, bool flow);
   const std::set<PartitionKey>& held_back() const { return held_back_; }
+  // Partitions assigned to this member now (main and retry topics).
+  size_t held_partitions() const { return held_.size(); }
 
   int64_t commit_failures() const { return commit_failures_; }
   // group.instance.id, empty for a dynamic member.

@@ -379,6 +379,9 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
     return console_.Purge(ids, actor);
   }
 
+  // KafkaHeldPartitions: 0 until the first Poll has joined the group.
+  size_t held_partitions() const { return consumer_ ? consumer_->held_partitions() : 0; }
+
  private:
   struct Released {
     Message message;
@@ -471,6 +474,12 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
 
 }  // namespace
 }  // namespace kafka
+
+Result<size_t> KafkaHeldPartitions(Broker& broker) {
+  auto* kafka = dynamic_cast<kafka::KafkaBroker*>(&broker);
+  if (!kafka) return Status::InvalidArgument("KafkaHeldPartitions: not a broker opened by OpenKafkaBroker");
+  return kafka->held_partitions();
+}
 
 Result<std::unique_ptr<Broker>> OpenKafkaBroker(const KafkaOptions& options, Env* env) {
   if (options.topics.empty()) return Status::InvalidArgument("Kafka: no topic to consume: name one in the URL path");
