@@ -98,41 +98,48 @@ class Tx final : public SqlStoreTx {
 
 Status Tx::ClaimPass(std::string_view group, std::span<const ClaimRequest* const> keys, int64_t now_ms,
                      int64_t lease_until_ms, Found* found) {
-  // Every lock of the claim is taken by one statement, in key order (Claim
-  // sorts the keys), so two batches lock the keys they share in one order and
-  // one waits for the other instead of each holding what the other wants.
-  // (Locking the existing records first, FOR UPDATE, and inserting the rest in
-  // a second statement took them in two sweeps: a key committed by a third
-  // batch between one batch's sweeps and before the other's was locked out of
-  // order, and the two deadlocked.)
-  // 1. Insert every key. A new one is inserted and locked; an existing one is
-  //    skipped, and IGNORE locks it shared; one another transaction holds
-  //    uncommitted makes the insert wait for it, then counts as existing.
-  // Every statement takes its keys padded to a set shape (the last, greatest
-  // key repeated): a repeated key locks and reads no other record, and its
-  // second copy is one more ignored row.
-  std::vector<const ClaimRequest*> shaped(keys.begin(), keys.end());
-  PadToSetShape(shaped);
-  auto ins = Run(ClaimInsertSql(shaped.size()), ClaimInsertParams(group, shaped, now_ms, lease_until_ms));
-  if (!ins.ok()) return ins.status();
-  for (const Row& row : ins->rows) (*found)[AsText(row.at(0))].inserted = true;
-  const size_t skipped = shaped.size() - ins->rows.size();
-  // Every skipped row is one duplicate-key warning. Any other warning is a
-  // value IGNORE bent to fit (truncated, NULL made '') — an error here.
-  if (ins->warnings != skipped)
-    return Status::Permanent("claiming " + std::to_string(keys.size()) + " keys gave " +
-                             std::to_string(ins->warnings) + " warnings for " + std::to_string(skipped) +
-                             " existing keys: " + conn_->Warnings() +
-                             " (a key, fingerprint or message id does not fit the idem_records columns)");
-  // 2. Read the existing records in share mode: the lock IGNORE holds on
-  //    them already. Shared is enough for a finished record: no other
-  //    transaction can change it until this one ends, so the decision read
-  //    from it stands, and copies of one finished key in several batches do
-  //    not wait for each other. (Asking FOR UPDATE of every one would turn
-  //    each shared lock exclusive, and two batches sharing a key would each
-  //    wait for the other.)
-  auto existing = ReadRecords(group, keys, *found, ReadSharedSql);
+  // The claim takes shared locks on existing records and exclusive ones only
+  // on the rows it inserts, each sweep in key order (Claim sorts the keys).
+  // Shared locks never wait for each other, so two batches sharing keys wait
+  // only for a row the other inserted, and one waits for the other instead of
+  // each holding what the other wants. (Locking the existing records FOR
+  // UPDATE first, and what IGNORE skipped FOR UPDATE after the insert,
+  // deadlocked under several workers: two exclusive sweeps in a row broke the
+  // key order, and the second turned IGNORE's shared lock exclusive while
+  // another batch held one too.)
+  // Shared is enough for a finished record: no other transaction can change
+  // it until this one ends, so the decision read from it stands, and copies of
+  // one finished message in several batches do not wait for each other.
+  // 1. Read the existing records in share mode.
+  auto existing = ReadRecords(group, keys, {}, ReadSharedSql);
   if (!existing.ok()) return existing.status();
+  std::vector<const ClaimRequest*> shaped;
+  for (const ClaimRequest* r : keys)
+    if (!existing->count(r->key)) shaped.push_back(r);
+  if (!shaped.empty()) {
+    // 2. Insert the keys that have no record. One another transaction holds
+    //    uncommitted makes the insert wait for it, then counts as existing,
+    //    locked shared by IGNORE, and is read in share mode too.
+    // The keys are padded to a set shape (the last, greatest key repeated): its
+    // second copy is one more ignored row.
+    const size_t asked = shaped.size();
+    PadToSetShape(shaped);
+    auto ins = Run(ClaimInsertSql(shaped.size()), ClaimInsertParams(group, shaped, now_ms, lease_until_ms));
+    if (!ins.ok()) return ins.status();
+    for (const Row& row : ins->rows) (*found)[AsText(row.at(0))].inserted = true;
+    const size_t skipped = shaped.size() - ins->rows.size();
+    // Every skipped row is one duplicate-key warning. Any other warning is a
+    // value IGNORE bent to fit (truncated, NULL made '') — an error here.
+    if (ins->warnings != skipped)
+      return Status::Permanent("claiming " + std::to_string(asked) + " keys gave " + std::to_string(ins->warnings) +
+                               " warnings for " + std::to_string(skipped) + " existing keys: " + conn_->Warnings() +
+                               " (a key, fingerprint or message id does not fit the idem_records columns)");
+    Found skip = *existing;
+    for (const auto& [key, c] : *found) skip.emplace(key, c);
+    auto late = ReadRecords(group, keys, skip, ReadSharedSql);
+    if (!late.ok()) return late.status();
+    for (auto& [key, c] : *late) (*existing)[key] = std::move(c);
+  }
   // 3. A record this batch may take over (RELEASED, PROCESSING, FAILED with a
   //    replay grant) is locked FOR UPDATE, before any handler runs: of two
   //    batches retrying one key, one runs it and the other waits and then
@@ -158,7 +165,7 @@ Result<Tx::Found> Tx::ReadRecords(std::string_view group, std::span<const ClaimR
   for (const ClaimRequest* r : keys)
     if (!skip.count(r->key)) shaped.push_back(r);
   Found out;
-  if (shaped.empty()) return out;  // what IGNORE skipped was only the set shape's padding
+  if (shaped.empty()) return out;
   PadToSetShape(shaped);
   std::vector<Value> params{Blob{std::string(group)}};
   for (const ClaimRequest* r : shaped) params.emplace_back(Blob{r->key});
