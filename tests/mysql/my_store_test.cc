@@ -298,5 +298,21 @@ TEST_F(MyStoreTest, TwoWorkersRetryingOneReleasedKeyNeverBothTakeItOver) {
   ExpectTwoWorkersRetryingOneReleasedKeyNeverBothTakeItOver(*store_, *other, [&] { return Waiting(other_id); });
 }
 
+// Two batches that both wait in their claims for a third batch's new record,
+// and then find it finished, both commit: no deadlock, no rerun
+// (testing/claim_races.h). Under four workers this was the MySQL store's rerun.
+TEST_F(MyStoreTest, TwoBatchesMeetingAKeyFinishedMidClaimBothCommitWithoutADeadlock) {
+  const std::string gate =
+      "CREATE TABLE claim_gates (n INT PRIMARY KEY); INSERT INTO claim_gates VALUES (1); "
+      "CREATE TRIGGER claim_gate BEFORE INSERT ON idem_records FOR EACH ROW BEGIN DECLARE held INT; "
+      "IF NEW.message_id = 'gate-1' THEN SELECT n INTO held FROM claim_gates WHERE n = 1 LOCK IN SHARE MODE; "
+      "END IF; END";
+  // Told by the table of the row it waits for: INNODB_LOCK_WAITS lags behind
+  // and names no waiter that has written nothing yet.
+  auto waits_for = [](int64_t waiter, const std::string& table, int64_t) { return SessionWaitsForRowOf(waiter, table); };
+  ExpectTwoBatchesMeetingAKeyFinishedMidClaimBothCommit([&] { return OpenMyStoreOrFail(url_); }, gate, &SessionId,
+                                                        waits_for);
+}
+
 }  // namespace
 }  // namespace idem::testing

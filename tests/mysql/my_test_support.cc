@@ -82,20 +82,37 @@ int64_t AdminInt(const std::string& sql, const std::string& database) {
   return v && !v->empty() ? std::stoll(*v) : -1;
 }
 
-bool SessionWaitsForRowLock(int64_t id) {
+namespace {
+
+// The session's block of SHOW ENGINE INNODB STATUS's transactions, or "".
+std::string TransactionOfSession(int64_t id) {
   MYSQL* m = Connect("");
-  if (!m) return false;
+  if (!m) return "";
   const std::string status = Run(m, "SHOW ENGINE INNODB STATUS", 2).value_or("");
   mysql_close(m);
   const std::string mark = "MariaDB thread id " + std::to_string(id) + ",";
   size_t start = 0;
   while ((start = status.find("---TRANSACTION ", start)) != std::string::npos) {
     const size_t end = status.find("---TRANSACTION ", start + 1);
-    const std::string block = status.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (block.find(mark) != std::string::npos) return block.find("LOCK WAIT") != std::string::npos;
+    std::string block = status.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (block.find(mark) != std::string::npos) return block;
     start = start + 1;
   }
-  return false;
+  return "";
+}
+
+}  // namespace
+
+bool SessionWaitsForRowLock(int64_t id) { return TransactionOfSession(id).find("LOCK WAIT") != std::string::npos; }
+
+bool SessionWaitsForRowOf(int64_t id, std::string_view table) {
+  const std::string block = TransactionOfSession(id);
+  const size_t wait = block.find("FOR THIS LOCK TO BE GRANTED:");
+  if (block.find("LOCK WAIT") == std::string::npos || wait == std::string::npos) return false;
+  const size_t of = block.find(" of table `", wait);
+  const size_t line_end = block.find('\n', wait + 30);
+  return of != std::string::npos && of < line_end &&
+         block.find("`.`" + std::string(table) + "` ", of) < line_end;
 }
 
 std::string DatabaseOf(const std::string& url) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "idem/store.h"
 
@@ -35,6 +36,8 @@ int64_t AdminInt(const std::string& sql, const std::string& database = "");
 // Whether server session `id` waits for a row lock (read from SHOW ENGINE
 // INNODB STATUS: information_schema.INNODB_TRX lags behind on MariaDB 10.11).
 bool SessionWaitsForRowLock(int64_t id);
+// Whether it waits for a lock on a row of `table` (of any database).
+bool SessionWaitsForRowOf(int64_t id, std::string_view table);
 
 // The server session behind a store's connection (CONNECTION_ID()), or 0
 // after recording a test failure.

@@ -183,6 +183,24 @@ TEST_F(PgStoreTest, TwoWorkersRetryingOneReleasedKeyNeverBothTakeItOver) {
                                                             [&] { return WaitsForLock(other_pid); });
 }
 
+// Two batches that both wait in their claims for a third batch's new record,
+// and then find it finished, both commit: no deadlock, no rerun
+// (testing/claim_races.h).
+TEST_F(PgStoreTest, TwoBatchesMeetingAKeyFinishedMidClaimBothCommitWithoutADeadlock) {
+  const std::string gate =
+      "CREATE TABLE claim_gates (n INT PRIMARY KEY); INSERT INTO claim_gates VALUES (1); "
+      "CREATE FUNCTION claim_gate() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+      "IF NEW.message_id = 'gate-1' THEN PERFORM 1 FROM claim_gates WHERE n = 1 FOR SHARE; END IF; "
+      "RETURN NEW; END $$; "
+      "CREATE TRIGGER claim_gate BEFORE INSERT ON idem_records FOR EACH ROW EXECUTE FUNCTION claim_gate()";
+  auto waits_for = [](int64_t waiter, const std::string&, int64_t holder) {
+    return MaintenanceInt("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = " + std::to_string(waiter) + " AND " +
+                          std::to_string(holder) + " = ANY(pg_blocking_pids(pid))") == 1;
+  };
+  ExpectTwoBatchesMeetingAKeyFinishedMidClaimBothCommit([&] { return OpenPgStoreOrFail(url_); }, gate,
+                                                        [&](Store& s) { return BackendPid(s); }, waits_for);
+}
+
 TEST_F(PgStoreTest, DeadlockIsATransactionConflictSoTheBatchIsRerun) {
   ASSERT_TRUE(store_->ExecScript("CREATE TABLE rows2 (id INT PRIMARY KEY, v INT); "
                                  "INSERT INTO rows2 VALUES (1, 0), (2, 0)")

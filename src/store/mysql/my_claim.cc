@@ -39,10 +39,19 @@ std::vector<Value> ClaimInsertParams(std::string_view group, std::span<const Cla
   return params;
 }
 
-std::string LockExistingSql(size_t keys) {
+namespace {
+
+std::string ReadRecordsSql(size_t keys, std::string_view lock) {
   return "SELECT " + record_sql::RecordColumns(MysqlDialect()) +
-         " FROM idem_records WHERE consumer_group = ? AND `key` IN (" + Markers(keys) + ") ORDER BY `key` FOR UPDATE";
+         " FROM idem_records WHERE consumer_group = ? AND `key` IN (" + Markers(keys) + ") ORDER BY `key` " +
+         std::string(lock);
 }
+
+}  // namespace
+
+std::string LockExistingSql(size_t keys) { return ReadRecordsSql(keys, "FOR UPDATE"); }
+
+std::string ReadSharedSql(size_t keys) { return ReadRecordsSql(keys, "LOCK IN SHARE MODE"); }
 
 std::string CompleteSql(size_t keys, bool takes_over) {
   std::string cases;

@@ -22,6 +22,10 @@ std::vector<Value> ClaimInsertParams(std::string_view group, std::span<const Cla
 // SELECT the records of `keys` keys of one group, in key order, FOR UPDATE.
 std::string LockExistingSql(size_t keys);
 
+// The same SELECT, LOCK IN SHARE MODE: how the claim reads existing records
+// (my_tx.cc says why).
+std::string ReadSharedSql(size_t keys);
+
 // One UPDATE for the batch's completions: each column's new value chosen by
 // CASE `key`; with `takes_over` the message id too (an empty one keeps the record's).
 std::string CompleteSql(size_t keys, bool takes_over);

@@ -49,6 +49,9 @@ class Tx final : public SqlStoreTx {
   Status ClaimPass(std::string_view group, std::span<const ClaimRequest* const> keys, int64_t now_ms,
                    int64_t lease_until_ms, Found* found) override;
   Result<int64_t> WriteBatch(std::string_view group, std::span<const RecordWrite> writes, int64_t now_ms) override;
+  // The records of `keys` not in `skip`, read by `sql` (my_claim.h).
+  Result<Found> ReadRecords(std::string_view group, std::span<const ClaimRequest* const> keys, const Found& skip,
+                            std::string (*sql)(size_t));
 
   Status RunCommit() override {
     Status s = conn_->Command("COMMIT");
@@ -95,46 +98,85 @@ class Tx final : public SqlStoreTx {
 
 Status Tx::ClaimPass(std::string_view group, std::span<const ClaimRequest* const> keys, int64_t now_ms,
                      int64_t lease_until_ms, Found* found) {
-  // 1. Lock and read the existing ones first: FOR UPDATE, so no other worker
-  //    can take them over or complete them before this transaction ends. (The
-  //    other order deadlocked: INSERT IGNORE takes a shared lock on each
-  //    duplicate key, and two workers holding one on the same record both
-  //    waited to make it exclusive.)
-  // Both statements take the keys padded to a set shape (the last, greatest
-  // key repeated): a repeated key locks and reads no other record, and its
-  // second copy is one more ignored row.
-  std::vector<const ClaimRequest*> shaped(keys.begin(), keys.end());
+  // The claim takes shared locks on existing records and exclusive ones only
+  // on the rows it inserts, each sweep in key order (Claim sorts the keys).
+  // Shared locks never wait for each other, so two batches sharing keys wait
+  // only for a row the other inserted, and one waits for the other instead of
+  // each holding what the other wants. (Locking the existing records FOR
+  // UPDATE first, and what IGNORE skipped FOR UPDATE after the insert,
+  // deadlocked under several workers: two exclusive sweeps in a row broke the
+  // key order, and the second turned IGNORE's shared lock exclusive while
+  // another batch held one too.)
+  // Shared is enough for a finished record: no other transaction can change
+  // it until this one ends, so the decision read from it stands, and copies of
+  // one finished message in several batches do not wait for each other.
+  // 1. Read the existing records in share mode.
+  auto existing = ReadRecords(group, keys, {}, ReadSharedSql);
+  if (!existing.ok()) return existing.status();
+  std::vector<const ClaimRequest*> shaped;
+  for (const ClaimRequest* r : keys)
+    if (!existing->count(r->key)) shaped.push_back(r);
+  if (!shaped.empty()) {
+    // 2. Insert the keys that have no record. One another transaction holds
+    //    uncommitted makes the insert wait for it, then counts as existing,
+    //    locked shared by IGNORE, and is read in share mode too.
+    // The keys are padded to a set shape (the last, greatest key repeated): its
+    // second copy is one more ignored row.
+    const size_t asked = shaped.size();
+    PadToSetShape(shaped);
+    auto ins = Run(ClaimInsertSql(shaped.size()), ClaimInsertParams(group, shaped, now_ms, lease_until_ms));
+    if (!ins.ok()) return ins.status();
+    for (const Row& row : ins->rows) (*found)[AsText(row.at(0))].inserted = true;
+    const size_t skipped = shaped.size() - ins->rows.size();
+    // Every skipped row is one duplicate-key warning. Any other warning is a
+    // value IGNORE bent to fit (truncated, NULL made '') — an error here.
+    if (ins->warnings != skipped)
+      return Status::Permanent("claiming " + std::to_string(asked) + " keys gave " + std::to_string(ins->warnings) +
+                               " warnings for " + std::to_string(skipped) + " existing keys: " + conn_->Warnings() +
+                               " (a key, fingerprint or message id does not fit the idem_records columns)");
+    Found skip = *existing;
+    for (const auto& [key, c] : *found) skip.emplace(key, c);
+    auto late = ReadRecords(group, keys, skip, ReadSharedSql);
+    if (!late.ok()) return late.status();
+    for (auto& [key, c] : *late) (*existing)[key] = std::move(c);
+  }
+  // 3. A record this batch may take over (RELEASED, PROCESSING, FAILED with a
+  //    replay grant) is locked FOR UPDATE, before any handler runs: of two
+  //    batches retrying one key, one runs it and the other waits and then
+  //    sees its outcome — or both held it shared, the database rolls one of
+  //    them back, and it reruns. Never may both run it.
+  std::vector<const ClaimRequest*> unfinished;
+  for (const ClaimRequest* r : keys) {
+    auto it = existing->find(r->key);
+    if (it != existing->end() && it->second.existing.status != RecordStatus::kSucceeded) unfinished.push_back(r);
+  }
+  if (!unfinished.empty()) {
+    auto locked = ReadRecords(group, unfinished, {}, LockExistingSql);
+    if (!locked.ok()) return locked.status();
+    for (auto& [key, c] : *locked) (*existing)[key] = std::move(c);
+  }
+  for (auto& [key, c] : *existing) (*found)[key] = std::move(c);
+  return Status::OK();
+}
+
+Result<Tx::Found> Tx::ReadRecords(std::string_view group, std::span<const ClaimRequest* const> keys,
+                                  const Found& skip, std::string (*sql)(size_t)) {
+  std::vector<const ClaimRequest*> shaped;
+  for (const ClaimRequest* r : keys)
+    if (!skip.count(r->key)) shaped.push_back(r);
+  Found out;
+  if (shaped.empty()) return out;
   PadToSetShape(shaped);
   std::vector<Value> params{Blob{std::string(group)}};
   for (const ClaimRequest* r : shaped) params.emplace_back(Blob{r->key});
-  auto old = Run(LockExistingSql(shaped.size()), params);
-  if (!old.ok()) return old.status();
-  for (const Row& row : old->rows) {
+  auto rows = Run(sql(shaped.size()), params);
+  if (!rows.ok()) return rows.status();
+  for (const Row& row : rows->rows) {
     ClaimResult c;
     c.existing = RecordFromRow(row);
-    (*found)[c.existing.key] = std::move(c);
+    out[c.existing.key] = std::move(c);
   }
-  std::vector<const ClaimRequest*> pending;
-  for (const ClaimRequest* r : keys)
-    if (!found->count(r->key)) pending.push_back(r);
-  if (pending.empty()) return Status::OK();
-  // 2. Insert the keys that have no record. A key another transaction holds
-  //    uncommitted makes the insert wait for it, then counts as existing: the
-  //    next pass locks and reads it.
-  shaped = pending;
-  PadToSetShape(shaped);
-  auto ins = Run(ClaimInsertSql(shaped.size()), ClaimInsertParams(group, shaped, now_ms, lease_until_ms));
-  if (!ins.ok()) return ins.status();
-  for (const Row& row : ins->rows) (*found)[AsText(row.at(0))].inserted = true;
-  const size_t skipped = shaped.size() - ins->rows.size();
-  // Every skipped row is one duplicate-key warning. Any other warning is a
-  // value IGNORE bent to fit (truncated, NULL made '') — an error here.
-  if (ins->warnings != skipped)
-    return Status::Permanent("claiming " + std::to_string(pending.size()) + " keys gave " +
-                             std::to_string(ins->warnings) + " warnings for " + std::to_string(skipped) +
-                             " existing keys: " + conn_->Warnings() +
-                             " (a key, fingerprint or message id does not fit the idem_records columns)");
-  return Status::OK();
+  return out;
 }
 
 // At most two statements: one UPDATE for the completions, one for the touches.

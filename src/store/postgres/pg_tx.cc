@@ -11,19 +11,26 @@
 
 namespace idem::pg {
 
-// Claims a batch in one statement: inserts the keys that have no record and
-// returns the new rows (inserted = true) together with the existing ones
-// (inserted = false), locked FOR UPDATE so no other worker can take them over
-// or complete them before we commit. The existing rows are read with
-// the statement's snapshot, so a row another worker committed while we waited
-// for its insert is in neither half; Claim runs the statement again for those.
-// Existing rows are found key by key (pg_record_statements.h says why).
+// Claims a batch in one statement that takes every lock it needs in key order
+// (Claim sorts the keys): the INSERT inserts each new key and locks each
+// existing record (ON CONFLICT DO UPDATE … WHERE false locks the row and
+// changes nothing), waiting for a record another worker holds. So two batches
+// lock the keys they share in one order, and one waits for the other instead
+// of each holding what the other wants. (Inserting first and then locking the
+// existing ones FOR UPDATE took them in two sweeps, which deadlocked under
+// several workers.) The existing rows are then read FOR UPDATE, which only
+// gives their newest version: they are ours already. A row another worker
+// committed while we waited for it is not in the statement's snapshot, so in
+// neither half; Claim runs the statement again for those, and finds them
+// locked by us already. Existing rows are found key by key
+// (pg_record_statements.h says why).
 const char* const kClaimSql =
     "WITH req AS (SELECT k, f, m FROM unnest($2::text[], $3::text[], $4::text[]) AS r(k, f, m)), "
-    "ins AS (INSERT INTO idem_records (consumer_group, key, status, fingerprint, message_id, attempts, duplicates, "
-    "lease_until_ms, first_seen_ms, last_seen_ms, last_error, result_summary) "
+    "ins AS (INSERT INTO idem_records AS cur (consumer_group, key, status, fingerprint, message_id, attempts, "
+    "duplicates, lease_until_ms, first_seen_ms, last_seen_ms, last_error, result_summary) "
     "SELECT $1::text, k, 'PROCESSING', f, m, 0, 0, $5::bigint, $6::bigint, $6::bigint, '', '' FROM req "
-    "ON CONFLICT (consumer_group, key) DO NOTHING RETURNING " IDEM_PG_RECORD_COLUMNS "), "
+    "ON CONFLICT (consumer_group, key) DO UPDATE SET lease_until_ms = cur.lease_until_ms WHERE false "
+    "RETURNING " IDEM_PG_RECORD_COLUMNS "), "
     "old AS (SELECT o.* FROM req CROSS JOIN LATERAL (SELECT " IDEM_PG_RECORD_COLUMNS " FROM idem_records "
     "WHERE consumer_group = $1::text AND key = req.k OFFSET 0) AS o ORDER BY o.key FOR UPDATE OF o) "
     "SELECT " IDEM_PG_RECORD_COLUMNS ", true FROM ins UNION ALL SELECT " IDEM_PG_RECORD_COLUMNS ", false FROM old";
@@ -114,6 +121,9 @@ class Tx final : public SqlStoreTx {
                    int64_t lease_until_ms, Found* found) override {
     std::vector<std::string> keys, fingerprints, ids;
     for (const ClaimRequest* r : pending) {
+      // ON CONFLICT DO UPDATE may meet a row once per statement: a key asked
+      // twice (sorted, so next to itself) goes once.
+      if (!keys.empty() && keys.back() == r->key) continue;
       keys.push_back(r->key);
       fingerprints.push_back(r->fingerprint);
       ids.push_back(r->message_id);
