@@ -4,7 +4,7 @@
 // revocation) or delays processing (stall), as the real failure would.
 #pragma once
 
-#include "idem/broker.h"
+#include "idem/source.h"
 #include "demo/consumer.h"
 #include "demo/faults.h"
 
@@ -12,8 +12,9 @@ namespace idem::demo {
 
 class DrivenSource final : public ForwardingSource {
  public:
-  DrivenSource(Broker* queue, size_t consumer, FaultInjector* faults, DeliveryLog* log)
-      : ForwardingSource(&queue->source()), consumer_(consumer), faults_(faults), log_(log) {}
+  // `queue`: the embedded queue's Source, not owned.
+  DrivenSource(Source* queue, size_t consumer, FaultInjector* faults, DeliveryLog* log)
+      : ForwardingSource(queue), consumer_(consumer), faults_(faults), log_(log) {}
 
   Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
   // Forwards, unless the consumer "died" or was revoked during this batch:
