@@ -77,17 +77,5 @@ TEST(AbandoningSourceTest, ThePipelineAcksInTheStoresTransactionThroughIt) {
   EXPECT_EQ(stats->ready + stats->in_flight, 0) << "every applied message is acknowledged";
 }
 
-TEST(AbandoningSourceTest, AssemblingWithoutAStoreIsRefused) {
-  testing::TempDir dir;
-  sim::SimEnv env(/*seed=*/5);
-  ConsumerParts parts;
-  auto queue = EmbeddedQueue::Open(dir.File("q.db"), {}, &env);
-  ASSERT_TRUE(queue.ok());
-  parts.broker = std::move(*queue);
-  auto consumer = Consumer::Assemble(std::move(parts), {}, &env);
-  ASSERT_FALSE(consumer.ok());
-  EXPECT_EQ(consumer.status().code(), Status::Code::kInvalidArgument);
-}
-
 }  // namespace
 }  // namespace idem::service

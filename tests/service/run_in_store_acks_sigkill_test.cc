@@ -17,11 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "idem/embedded_queue.h"
-#include "idem/store.h"
-#include "payments/events.h"
-#include "payments/schema.h"
 #include "service/running_idem.h"
+#include "service/top_ups.h"
 #include "testing/test_util.h"
 
 namespace idem {
@@ -52,22 +49,8 @@ bool IsDecision(const nlohmann::json& j) { return j.value("event", "") == "decis
 TEST(RunInStoreAcksSigkillTest, NoCommittedMessageIsDeliveredAgainAfterASigkill) {
   TempDir dir;
   const std::string db = dir.File("idem.db");
-  {
-    auto store = OpenSqliteStore(db, {}, Env::Default());
-    ASSERT_TRUE(store.ok());
-    ASSERT_TRUE(payments::CreateSchema(**store, payments::SchemaVariant::kGuarded).ok());
-    ASSERT_TRUE(payments::SeedData(**store, {{"U1", 0}}, {}, {}).ok());
-    auto queue = EmbeddedQueue::Open(db, {}, Env::Default());
-    ASSERT_TRUE(queue.ok()) << queue.status().ToString();
-    std::vector<Message> batch;
-    for (int i = 0; i < kTopUps; ++i) {
-      Message m;
-      m.topic = payments::kTopicTopUp;
-      m.payload = payments::ToPayload(payments::TopUp{"T" + std::to_string(i), "U1", 1});
-      batch.push_back(m);
-    }
-    ASSERT_TRUE((*queue)->PublishBatch(batch).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(testing::CreateTopUpStore(db));
+  ASSERT_NO_FATAL_FAILURE(testing::PublishTopUps(db, kTopUps));  // the queue in the store's file
   const std::string config = dir.File("run.toml");
   std::ofstream(config) << "[broker]\nurl = \"queue:" << db << "\"\nvisibility_timeout_ms = 1000\n"
                         << "[store]\nurl = \"sqlite:" << db << "\"\n"
