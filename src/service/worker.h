@@ -1,5 +1,7 @@
 // Worker: one consumer thread of `idem run` — its own broker connection, store
-// connection, optional fast filter and pipeline, for one consumer group.
+// connection, optional fast filter and pipeline, for one consumer group,
+// assembled by Consumer::Assemble with an AbandoningSource over the broker's
+// source (which passes the source's capabilities through).
 //
 // Run() loops over Pipeline::RunOnce until Control::stop is set (then the batch
 // in hand is finished, committed and settled before it returns) or, with
