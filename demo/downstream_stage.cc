@@ -1,5 +1,6 @@
 #include "demo/downstream_stage.h"
 
+#include "idem/embedded_queue.h"
 #include "ops/outbox/relay.h"
 
 namespace idem::demo {
@@ -10,39 +11,44 @@ Result<std::unique_ptr<DownstreamStage>> DownstreamStage::Open(const std::string
                                                                int64_t visibility_timeout_ms, size_t batch_size) {
   std::unique_ptr<DownstreamStage> s(new DownstreamStage());
   s->env_ = env;
-  s->store_ = std::move(store);
+  idem::ConsumerParts parts;
+  parts.store = std::move(store);
   EmbeddedQueueOptions qo;
   qo.visibility_timeout_ms = visibility_timeout_ms;
   qo.durable_against_power_loss = false;
   auto queue = EmbeddedQueue::Open(queue_path, qo, env);
   if (!queue.ok()) return queue.status();
-  s->queue_ = std::move(*queue);
-  PipelineOptions po;
-  po.consumer_group = "downstream";
-  po.batch_size = batch_size;
-  po.max_linger_ms = 0;  // the driver moves the clock
-  s->pipeline_ = std::make_unique<Pipeline>(s->queue_.get(), s->store_.get(), env, po);
-  IDEM_RETURN_IF_ERROR(s->pipeline_->Register(payments::PointsHandler(service)));
-  IDEM_RETURN_IF_ERROR(s->pipeline_->Register(payments::NoticeHandler(service)));
+  parts.broker = std::move(*queue);
+  idem::ConsumerOptions co;
+  co.pipeline.consumer_group = "downstream";
+  co.pipeline.batch_size = batch_size;
+  co.pipeline.max_linger_ms = 0;  // the driver moves the clock
+  auto consumer = idem::Consumer::Assemble(std::move(parts), co, env);
+  if (!consumer.ok()) return consumer.status();
+  s->consumer_ = std::move(*consumer);
+  IDEM_RETURN_IF_ERROR(s->consumer_->pipeline().Register(payments::PointsHandler(service)));
+  IDEM_RETURN_IF_ERROR(s->consumer_->pipeline().Register(payments::NoticeHandler(service)));
   return s;
 }
 
 Status DownstreamStage::Drain(int64_t idle_step_ms, int64_t max_ms) {
-  outbox::Relay relay(*store_, queue_->publisher());
+  Store& store = consumer_->store();
+  Broker& queue = consumer_->broker();
+  outbox::Relay relay(store, queue.publisher());
   const int64_t deadline = env_->NowMs() + max_ms;
   for (;;) {
     auto step = relay.RelayOnce(env_->NowMs());
     if (!step.ok()) return step.status();
     size_t polled = 0;
     for (;;) {
-      BatchReport r = pipeline_->RunOnce();
+      BatchReport r = consumer_->pipeline().RunOnce();
       if (!r.status.ok()) return r.status;
       if (r.polled == 0) break;
       polled += r.polled;
     }
-    auto stats = queue_->Stats();
+    auto stats = queue.Stats();
     if (!stats.ok()) return stats.status();
-    auto outbox = outbox::ReadOutboxStats(*store_, /*count_sent=*/false);
+    auto outbox = outbox::ReadOutboxStats(store, /*count_sent=*/false);
     if (!outbox.ok()) return outbox.status();
     if (outbox->pending == 0 && stats->ready + stats->delayed + stats->in_flight == 0) return Status::OK();
     if (env_->NowMs() > deadline)

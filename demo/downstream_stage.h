@@ -8,8 +8,7 @@
 
 #include <memory>
 
-#include "idem/embedded_queue.h"
-#include "idem/pipeline.h"
+#include "idem/consumer.h"
 #include "idem/store.h"
 #include "payments/handlers.h"
 #include "sim/sim_env.h"
@@ -30,9 +29,7 @@ class DownstreamStage {
  private:
   DownstreamStage() = default;
   sim::SimEnv* env_ = nullptr;
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<EmbeddedQueue> queue_;
-  std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<idem::Consumer> consumer_;  // the stage's queue, its store connection, the pipeline
 };
 
 }  // namespace idem::demo

@@ -3,7 +3,7 @@
 namespace idem::demo {
 
 Result<std::vector<Message>> DrivenSource::Poll(size_t max_messages, int64_t max_wait_ms) {
-  auto got = queue_->source().Poll(max_messages, max_wait_ms);
+  auto got = inner().Poll(max_messages, max_wait_ms);
   if (!got.ok()) return got;
   std::vector<Message>& msgs = *got;
   lose_settlements_ = false;
@@ -34,7 +34,7 @@ Result<std::vector<Message>> DrivenSource::Poll(size_t max_messages, int64_t max
 
 Status DrivenSource::Settle(const std::vector<Settlement>& settlements) {
   if (lose_settlements_) return Status::OK();  // nobody is left to hear an error
-  IDEM_RETURN_IF_ERROR(queue_->source().Settle(settlements));
+  IDEM_RETURN_IF_ERROR(inner().Settle(settlements));
   for (const Settlement& s : settlements)
     if (s.kind == Settlement::Kind::kRetry) log_->NoteRetry(s.message->id);
   return Status::OK();

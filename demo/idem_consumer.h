@@ -5,9 +5,7 @@
 
 #include <memory>
 
-#include "idem/broker.h"
-#include "idem/pipeline.h"
-#include "idem/store.h"
+#include "idem/consumer.h"
 #include "demo/driven_source.h"
 #include "payments/handlers.h"
 
@@ -15,29 +13,19 @@ namespace idem::demo {
 
 class IdemConsumer final : public Consumer {
  public:
-  // Takes its own queue and store connections, as a separate process would.
+  // Takes its own queue and store connections, as a separate process would,
+  // and `filter` (may be null) to put in front of the guard.
   static Result<std::unique_ptr<IdemConsumer>> Create(std::unique_ptr<Broker> queue, std::unique_ptr<Store> store,
-                                                      Env* env, size_t index, FaultInjector* faults, DeliveryLog* log,
-                                                      PipelineOptions options, const payments::ServiceOptions& service);
+                                                      std::unique_ptr<FastFilter> filter, Env* env, size_t index,
+                                                      FaultInjector* faults, DeliveryLog* log, PipelineOptions options,
+                                                      const payments::ServiceOptions& service);
 
   Result<size_t> Step() override;
 
-  // Puts a fast filter (Redis) in front of the guard; the consumer keeps it.
-  Status UseFastFilter(std::unique_ptr<FastFilter> filter);
-
  private:
-  IdemConsumer(std::unique_ptr<Broker> queue, std::unique_ptr<Store> store, Env* env, size_t index,
-               FaultInjector* faults, DeliveryLog* log, PipelineOptions options)
-      : queue_(std::move(queue)),
-        store_(std::move(store)),
-        source_(queue_.get(), index, faults, log),
-        pipeline_(&source_, store_.get(), env, std::move(options)) {}
+  IdemConsumer() = default;
 
-  std::unique_ptr<Broker> queue_;
-  std::unique_ptr<Store> store_;
-  DrivenSource source_;
-  Pipeline pipeline_;
-  std::unique_ptr<FastFilter> filter_;
+  std::unique_ptr<idem::Consumer> consumer_;  // the queue under a DrivenSource, the store, the filter, the pipeline
 };
 
 }  // namespace idem::demo

@@ -67,17 +67,19 @@ Result<std::unique_ptr<Consumer>> MakeConsumer(const RunOptions& o, std::unique_
   po.retry = p.retry;
   payments::ServiceOptions so{p.downstream, o.service_log};
   so.downstream_via_outbox = p.downstream_via_outbox;
-  auto c = IdemConsumer::Create(std::move(queue), std::move(*store), p.env, index, p.faults, p.log, po, so);
-  if (!c.ok()) return c.status();
+  std::unique_ptr<FastFilter> filter;
   if (!o.redis_url.empty()) {
     FastFilterUrlOptions fo;
     // A prefix of the run's own: DONE keys of an earlier run with the same ids
     // would otherwise acknowledge this run's first copies against an empty database.
     fo.key_prefix = "idem-demo:" + (o.schema.empty() ? o.dir : o.schema) + ":" + p.run_id + ":";
-    auto filter = OpenFastFilter(o.redis_url, fo, p.env);
-    if (!filter.ok()) return filter.status();
-    IDEM_RETURN_IF_ERROR((*c)->UseFastFilter(std::move(*filter)));
+    auto opened = OpenFastFilter(o.redis_url, fo, p.env);
+    if (!opened.ok()) return opened.status();
+    filter = std::move(*opened);
   }
+  auto c = IdemConsumer::Create(std::move(queue), std::move(*store), std::move(filter), p.env, index, p.faults, p.log,
+                                po, so);
+  if (!c.ok()) return c.status();
   return std::unique_ptr<Consumer>(std::move(*c));
 }
 

@@ -53,6 +53,9 @@ class TrackedBroker final : public Broker, public Source, public Publisher {
   Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
   Status Settle(const std::vector<Settlement>& settlements) override;
   Status Abandon() override;
+  // Parks into the store still pass through Settle, where they are counted;
+  // acks in the store's transaction would not, so that one is not offered.
+  ParksInStore* parks_in_store() override { return inner_->source().parks_in_store(); }
 
   Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override {
     return inner_->publisher().PublishBatch(messages, clock_->ToRealMs(delay_ms));

@@ -2,6 +2,9 @@
 
 #include <xxhash.h>
 
+#include <stdexcept>
+
+#include "idem/consumer.h"
 #include "idem/pipeline.h"
 #include "idem/store.h"
 #include "sim/faulty_store.h"
@@ -26,10 +29,8 @@ struct Consumer {
   int index = 0;
   bool downstream = false;  // a consumer of the group behind the outbox relay
   std::unique_ptr<Incarnation> life;
-  std::unique_ptr<FaultyStore> store;
-  std::unique_ptr<Source> source;
-  std::unique_ptr<FastFilter> filter;
-  std::unique_ptr<Pipeline> pipeline;
+  // The process: its store and broker connections, its fast filter, its pipeline.
+  std::unique_ptr<idem::Consumer> process;
 };
 
 class Run {
@@ -92,20 +93,23 @@ std::vector<HandlerSpec> Run::WrappedHandlers(bool downstream) {
 }
 
 void Run::Start(Consumer& c) {
-  c.pipeline.reset();  // the old process's memory is gone
+  c.process.reset();  // the old process's memory is gone
   c.life = std::make_unique<Incarnation>();
-  c.store = std::make_unique<FaultyStore>(db_.get(), dice_.get(), c.life.get(), &db_down_until_ms_);
-  c.source = BrokerOf(c).Connect(c.index, c.life.get());
-  PipelineOptions popt = popt_;
-  if (c.downstream) popt.consumer_group = "sim-downstream";
-  c.pipeline = std::make_unique<Pipeline>(c.source.get(), c.store.get(), &env_, popt);
-  if (!opt_.protection || (c.downstream && !downstream_->guard)) PipelineTestHooks::TurnGuardOff(*c.pipeline);
-  for (HandlerSpec& s : WrappedHandlers(c.downstream)) (void)c.pipeline->Register(std::move(s));
-  if (redis_) {
-    c.filter = redis_->Connect(c.life.get());
-    (void)c.pipeline->SetFastFilter(c.filter.get(), FastFilterOptions{});
-  }
-  c.pipeline->SetDecisionSink([this, upstream = !c.downstream](const Decision& d) {
+  ConsumerParts parts;
+  parts.store = std::make_unique<FaultyStore>(db_.get(), dice_.get(), c.life.get(), &db_down_until_ms_);
+  parts.source = BrokerOf(c).Connect(c.index, c.life.get());
+  if (redis_) parts.fast_filter = redis_->Connect(c.life.get());
+  ConsumerOptions options;
+  options.pipeline = popt_;
+  if (c.downstream) options.pipeline.consumer_group = "sim-downstream";
+  auto process = idem::Consumer::Assemble(std::move(parts), options, &env_);
+  // Every part is there and the default filter TTL (a day) outlasts every retry ladder here.
+  if (!process.ok()) throw std::logic_error("the simulator's consumer: " + process.status().ToString());
+  c.process = std::move(*process);
+  Pipeline& pipeline = c.process->pipeline();
+  if (!opt_.protection || (c.downstream && !downstream_->guard)) PipelineTestHooks::TurnGuardOff(pipeline);
+  for (HandlerSpec& s : WrappedHandlers(c.downstream)) (void)pipeline.Register(std::move(s));
+  pipeline.SetDecisionSink([this, upstream = !c.downstream](const Decision& d) {
     if (upstream) decisions_.push_back({d.message_id, d.kind});
     std::string line = DecisionToJson(d);
     result_.digest = XXH3_64bits_withSeed(line.data(), line.size(), result_.digest);
@@ -264,7 +268,7 @@ SimResult Run::Go() {
       if (dice_->Roll(Fault::kClockJump)) env_.JumpWallClock(env_.Range(-5'000, 120'000));
       PlanCrash(*c.life);
       kafka_poll_overrun_ = false;
-      BatchReport r = c.pipeline->RunOnce();
+      BatchReport r = c.process->pipeline().RunOnce();
       progressed |= r.polled > 0;
       c.life->planned = CrashPoint::kNone;
       if (c.life->crashed) {

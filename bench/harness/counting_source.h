@@ -9,32 +9,28 @@
 
 namespace idem::bench {
 
-class CountingSource final : public Source, public SettlesInStoreTransaction {
+class CountingSource final : public ForwardingSource, public SettlesInStoreTransaction {
  public:
-  explicit CountingSource(Source* inner) : inner_(inner) {}
+  explicit CountingSource(Source* inner) : ForwardingSource(inner), seam_(inner->settles_in_store_transaction()) {}
 
-  Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override {
-    return inner_->Poll(max_messages, max_wait_ms);
-  }
   Status Settle(const std::vector<Settlement>& settlements) override {
-    Status s = inner_->Settle(settlements);
+    Status s = inner().Settle(settlements);
     if (s.ok()) Count(settlements);
     return s;
   }
-  Status Abandon() override { return inner_->Abandon(); }
 
+  // Offered only when the broker offers it, so that it can count those acks too.
+  SettlesInStoreTransaction* settles_in_store_transaction() override { return seam_ ? this : nullptr; }
   Result<bool> AckInTransaction(StoreTx& tx, const std::vector<const Message*>& messages) override {
-    auto* seam = dynamic_cast<SettlesInStoreTransaction*>(inner_);
-    return seam ? seam->AckInTransaction(tx, messages) : Result<bool>(false);
+    return seam_->AckInTransaction(tx, messages);
   }
   // Acknowledgements written in the store's transaction never reach Settle.
   void AckCommitted(const std::vector<const Message*>& messages) override {
-    if (auto* seam = dynamic_cast<SettlesInStoreTransaction*>(inner_)) seam->AckCommitted(messages);
+    seam_->AckCommitted(messages);
     counts_.acked += static_cast<int64_t>(messages.size());
   }
 
   SourceCounts counts() const { return counts_; }
-  Source* inner() const { return inner_; }
 
  private:
   void Count(const std::vector<Settlement>& settlements) {
@@ -46,7 +42,7 @@ class CountingSource final : public Source, public SettlesInStoreTransaction {
       }
   }
 
-  Source* inner_;
+  SettlesInStoreTransaction* seam_;  // the broker's, or null
   SourceCounts counts_;
 };
 

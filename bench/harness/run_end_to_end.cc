@@ -11,6 +11,7 @@
 #include "harness/run_one.h"
 #include "harness/verify_run.h"
 #include "idem/broker.h"
+#include "idem/consumer.h"
 #include "idem/pipeline.h"
 #include "core/pipeline_test_hooks.h"
 
@@ -129,15 +130,33 @@ RunResult RunEndToEnd(const RunSpec& spec) {
     return r;
   }
 
-  CountingSource source(&(*broker)->source());
   CountingDownstream downstream;
   HandlerTally tally;
-  PipelineOptions po;
-  po.consumer_group = unique;
-  po.batch_size = spec.batch_size;
-  std::unique_ptr<Pipeline> pipeline;
+  // idem polls the broker through a CountingSource in a consumer assembled as
+  // `idem run`'s is; the raw loop polls the CountingSource itself.
+  CountingSource* counted = nullptr;
+  std::unique_ptr<CountingSource> raw_source;
+  std::unique_ptr<Consumer> consumer;
+  Pipeline* pipeline = nullptr;
   if (idem) {
-    pipeline = std::make_unique<Pipeline>(&source, store.get(), env, po);
+    ConsumerParts parts;
+    parts.broker = std::move(*broker);
+    parts.store = std::move(store);
+    parts.decorators.push_back([&counted](Source* below) -> std::unique_ptr<Source> {
+      auto s = std::make_unique<CountingSource>(below);
+      counted = s.get();
+      return s;
+    });
+    ConsumerOptions co;
+    co.pipeline.consumer_group = unique;
+    co.pipeline.batch_size = spec.batch_size;
+    auto assembled = Consumer::Assemble(std::move(parts), co, env);
+    if (!assembled.ok()) {
+      r.error = "cannot set up the pipeline: " + assembled.status().ToString();
+      return r;
+    }
+    consumer = std::move(*assembled);
+    pipeline = &consumer->pipeline();
     // The same work as idem on the same broker with no guard: what idem could
     // hope for here, as the in-memory ceiling is on the in-memory source.
     if (ceiling) PipelineTestHooks::TurnGuardOff(*pipeline);
@@ -145,7 +164,11 @@ RunResult RunEndToEnd(const RunSpec& spec) {
       r.error = "cannot set up the pipeline: " + s.ToString();
       return r;
     }
+  } else {
+    raw_source = std::make_unique<CountingSource>(&(*broker)->source());
+    counted = raw_source.get();
   }
+  CountingSource& source = *counted;
   r.setup_seconds = static_cast<double>(env->MonotonicMicros() - setup_start) / 1e6;
 
   PhaseMeter meter(&r);
@@ -179,7 +202,7 @@ RunResult RunEndToEnd(const RunSpec& spec) {
     facts.settled = source.counts();
     facts.decided_first = c.first.load();
     facts.decided_duplicate = c.duplicate.load();
-    VerifyRun(*store, facts, &r);
+    VerifyRun(consumer->store(), facts, &r);
   } else if (raw_acked == spec.messages) {
     r.checks_passed.push_back("settled: every message published was polled and acknowledged once");
   } else {
@@ -188,9 +211,9 @@ RunResult RunEndToEnd(const RunSpec& spec) {
   }
   r.ok = r.check_failures.empty();
   if (!r.ok) r.error = "not exactly once: " + r.check_failures.front();
-  pipeline.reset();
+  consumer.reset();
+  raw_source.reset();
   broker->reset();
-  store.reset();
   RemoveSqliteFiles(store_path);
   RemoveSqliteFiles(queue_path);
   return r;

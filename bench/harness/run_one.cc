@@ -17,6 +17,7 @@
 #include "harness/process_memory.h"
 #include "harness/run_end_to_end.h"
 #include "harness/verify_run.h"
+#include "idem/consumer.h"
 #include "idem/pipeline.h"
 #include "core/pipeline_test_hooks.h"
 
@@ -175,14 +176,26 @@ RunResult RunOne(const RunSpec& spec) {
   }
 
   PayStream stream(spec.seed, spec.duplicate_ratio, spec.keys, spec.history);
-  std::unique_ptr<BenchSource> source = spec.phase == Phase::kSaturated
-                                            ? std::make_unique<BenchSource>(&stream, offered, env)
-                                            : std::make_unique<BenchSource>(env);
-  Pipeline measured(source.get(), rig.store.get(), env, OptionsFor(spec, rig.group));
+  std::unique_ptr<BenchSource> made = spec.phase == Phase::kSaturated
+                                          ? std::make_unique<BenchSource>(&stream, offered, env)
+                                          : std::make_unique<BenchSource>(env);
+  BenchSource* source = made.get();
+  ConsumerParts parts;
+  parts.source = std::move(made);
+  parts.store = std::move(rig.store);
+  parts.fast_filter = std::move(rig.filter);
+  ConsumerOptions co;
+  co.pipeline = OptionsFor(spec, rig.group);
+  auto consumer = Consumer::Assemble(std::move(parts), co, env);
+  if (!consumer.ok()) {
+    r.error = "cannot set up the pipeline: " + consumer.status().ToString();
+    return r;
+  }
+  Pipeline& measured = (*consumer)->pipeline();
+  Store& store = (*consumer)->store();
   // The ceiling is what the same work costs with no guard at all.
   if (spec.variant == Variant::kCeiling) PipelineTestHooks::TurnGuardOff(measured);
   Status s = measured.Register(BenchPayHandler(&rig.downstream, spec.variant == Variant::kCeiling, &rig.tally));
-  if (s.ok() && rig.filter) s = measured.SetFastFilter(rig.filter.get(), FastFilterOptions{});
   if (!s.ok()) {
     r.error = "cannot set up the pipeline: " + s.ToString();
     return r;
@@ -224,18 +237,18 @@ RunResult RunOne(const RunSpec& spec) {
   facts.settled = source->counts();
   facts.decided_first = c.first.load();
   facts.decided_duplicate = c.duplicate.load();
-  VerifyRun(*rig.store, facts, &r);
+  VerifyRun(store, facts, &r);
   r.ok = r.check_failures.empty();
   if (!r.ok) r.error = "not exactly once: " + r.check_failures.front();
 
   // Leave a shared store as we found it; a SQLite file is simply removed.
   if (rig.sqlite_path.empty()) {
-    if (auto tx = rig.store->Begin(); tx.ok()) {
+    if (auto tx = store.Begin(); tx.ok()) {
       (void)(*tx)->Exec("DELETE FROM idem_records WHERE consumer_group = ?", {rig.group});
       (void)(*tx)->Commit();
     }
   }
-  rig.store.reset();
+  consumer->reset();
   if (!rig.sqlite_path.empty()) RemoveSqliteFiles(rig.sqlite_path);
   return r;
 }

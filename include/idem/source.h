@@ -52,6 +52,9 @@ struct Settlement {
   int attempts = 0;
 };
 
+class SettlesInStoreTransaction;
+class ParksInStore;  // idem/store_dead_letters.h
+
 class Source {
  public:
   virtual ~Source() = default;
@@ -73,12 +76,46 @@ class Source {
   // makes them ready at once; RabbitMQ closes the consuming connection, which
   // requeues them, and reconnects on the next Poll.
   virtual Status Abandon() = 0;
+
+  // Optional capabilities, which the Pipeline asks for once, when it is built.
+  // Each returns the object that provides it (usually `this`), owned by the
+  // Source and living as long as it, or null for a Source without it (the
+  // default). A decorator forwards what it does not change (ForwardingSource).
+  virtual SettlesInStoreTransaction* settles_in_store_transaction() { return nullptr; }
+  virtual ParksInStore* parks_in_store() { return nullptr; }
+};
+
+// A Source that wraps another and passes everything through, capabilities
+// included: the base of a decorator, which overrides only what it changes. A
+// decorator that changes how messages are settled must also decide about
+// settles_in_store_transaction: acks written in the store's transaction never
+// reach Settle.
+// Ownership: `inner` is not owned and must outlive the decorator.
+// Thread safety: that of the inner Source (one consumer thread).
+class ForwardingSource : public Source {
+ public:
+  explicit ForwardingSource(Source* inner) : inner_(inner) {}
+
+  Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override {
+    return inner_->Poll(max_messages, max_wait_ms);
+  }
+  Status Settle(const std::vector<Settlement>& settlements) override { return inner_->Settle(settlements); }
+  Status Abandon() override { return inner_->Abandon(); }
+  SettlesInStoreTransaction* settles_in_store_transaction() override { return inner_->settles_in_store_transaction(); }
+  ParksInStore* parks_in_store() override { return inner_->parks_in_store(); }
+
+ protected:
+  Source& inner() const { return *inner_; }
+
+ private:
+  Source* inner_;
 };
 
 class StoreTx;
 
 // Optional, for a Source whose acknowledgements can be written through the
-// store's own transaction (the embedded queue in the store's SQLite file). The
+// store's own transaction (the embedded queue in the store's SQLite file); it
+// offers it through Source::settles_in_store_transaction(). The
 // pipeline then writes the acks of a batch's applied and duplicate messages
 // just before it commits: effects, records and acks commit together, in one
 // commit per batch, and nothing acknowledged is delivered again after a crash.

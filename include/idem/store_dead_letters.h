@@ -30,7 +30,8 @@ class StoreDeadLetterSink {
   virtual Result<int64_t> Park(const Message& message, const std::string& reason, int attempts) = 0;
 };
 
-// Optional, for a Source whose broker limits what a dead-letter copy can carry.
+// Optional, for a Source whose broker limits what a dead-letter copy can carry;
+// it offers it through Source::parks_in_store() (idem/source.h).
 // The Pipeline hands it its sink when it is built; a Source without a sink keeps
 // such a message unacknowledged and says so in the Settle status.
 class ParksInStore {

@@ -1,5 +1,6 @@
 // Consumer::Open: the bundle from URLs consumes like a hand-wired pipeline,
-// and a URL it cannot open is an error that names it.
+// and a URL it cannot open is an error that names it. Consumer::Assemble
+// refuses parts it cannot wire.
 #include "idem/consumer.h"
 
 #include <gtest/gtest.h>
@@ -41,6 +42,33 @@ TEST(ConsumerOpenTest, AStoreUrlItCannotOpenIsAnErrorThatNamesIt) {
   EXPECT_EQ(consumer.status().code(), Status::Code::kInvalidArgument);
   EXPECT_NE(consumer.status().message().find("oracle://db/ledger"), std::string::npos)
       << consumer.status().ToString();
+}
+
+TEST(ConsumerAssembleTest, PartsWithoutAStoreAreRefused) {
+  testing::TempDir dir;
+  sim::SimEnv env(/*seed=*/3);
+  ConsumerParts parts;
+  auto queue = OpenBroker(dir.File("queue.db"), {}, &env);
+  ASSERT_TRUE(queue.ok()) << queue.status().ToString();
+  parts.broker = std::move(*queue);
+  auto consumer = Consumer::Assemble(std::move(parts), {}, &env);
+  ASSERT_FALSE(consumer.ok());
+  EXPECT_EQ(consumer.status().code(), Status::Code::kInvalidArgument);
+}
+
+TEST(ConsumerAssembleTest, ADecoratorThatReturnsNoSourceIsRefused) {
+  testing::TempDir dir;
+  sim::SimEnv env(/*seed=*/3);
+  ConsumerParts parts;
+  auto queue = OpenBroker(dir.File("queue.db"), {}, &env);
+  auto store = OpenStore(dir.File("store.db"), &env);
+  ASSERT_TRUE(queue.ok() && store.ok());
+  parts.broker = std::move(*queue);
+  parts.store = std::move(*store);
+  parts.decorators.push_back([](Source*) -> std::unique_ptr<Source> { return nullptr; });
+  auto consumer = Consumer::Assemble(std::move(parts), {}, &env);
+  ASSERT_FALSE(consumer.ok());
+  EXPECT_EQ(consumer.status().code(), Status::Code::kInvalidArgument);
 }
 
 }  // namespace

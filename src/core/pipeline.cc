@@ -38,10 +38,10 @@ class Pipeline::Impl {
  public:
   Impl(Source* source, Store* store, Env* env, PipelineOptions options)
       : source_(source), env_(env), opt_(std::move(options)), store_phase_(store, env, &opt_, &counters_) {
-    acks_in_tx_ = dynamic_cast<SettlesInStoreTransaction*>(source);
+    acks_in_tx_ = source->settles_in_store_transaction();
     // What the broker cannot take back as a dead letter is kept in the store,
     // so no message can hold its queue up for good.
-    if (auto* parks = dynamic_cast<ParksInStore*>(source); parks && store) {
+    if (auto* parks = source->parks_in_store(); parks && store) {
       // The sink lives as long as the pipeline, the only caller of Settle; the
       // source may be gone first, so it is not told when the pipeline goes.
       store_dead_letters_ = store_dead_letters::MakeSink(store, opt_.consumer_group, env);

@@ -16,22 +16,20 @@
 
 #include "idem/env.h"
 #include "idem/source.h"
-#include "idem/store_dead_letters.h"
 #include "service/control.h"
 
 namespace idem::service {
 
-class AbandoningSource final : public Source, public ParksInStore {
+class AbandoningSource final : public ForwardingSource {
  public:
-  AbandoningSource(Source* source, const Control* control) : source_(source), control_(control) {}
+  AbandoningSource(Source* source, const Control* control) : ForwardingSource(source), control_(control) {}
 
   Result<std::vector<Message>> Poll(size_t max_messages, int64_t max_wait_ms) override;
   Status Settle(const std::vector<Settlement>& settlements) override;
-  Status Abandon() override { return source_->Abandon(); }
-  // Forwarded: the worker's broker keeps what it cannot dead-letter in the store.
-  void SetStoreDeadLetters(StoreDeadLetterSink* sink) override {
-    if (auto* parks = dynamic_cast<ParksInStore*>(source_)) parks->SetStoreDeadLetters(sink);
-  }
+  // Every capability passes through (ForwardingSource): the broker's acks in
+  // the store's transaction commit only with the effects they acknowledge, so
+  // even a forced stop never acks through them what it did not finish; what
+  // the broker cannot dead-letter is kept in the store.
 
   // `clock` (may be null) gets Env::NowMs() when a poll hands out messages while it is 0.
   void SetInFlightClock(std::atomic<int64_t>* clock, Env* env) {
@@ -43,7 +41,6 @@ class AbandoningSource final : public Source, public ParksInStore {
   size_t abandoned() const { return abandoned_; }
 
  private:
-  Source* source_;
   const Control* control_;
   size_t abandoned_ = 0;
   std::atomic<int64_t>* clock_ = nullptr;

@@ -74,40 +74,46 @@ Result<std::unique_ptr<Worker>> Worker::Open(const ServiceConfig& config, const 
     return AsStartFailure("worker " + w->name_ + ": " + what, s);
   };
 
+  ConsumerParts parts;
   auto broker = OpenBroker(config.broker_url, BrokerOptionsFor(config, consumer, handlers), env);
   if (!broker.ok()) return fail("cannot open the broker", broker.status());
-  w->broker_ = std::move(*broker);
+  parts.broker = std::move(*broker);
   auto store = OpenStore(config.store_url, env, StoreAccessOf(config));
   if (!store.ok()) return fail("cannot open the store", store.status());
-  w->store_ = std::move(*store);
-
-  w->source_ = std::make_unique<AbandoningSource>(&w->broker_->source(), control);
-  w->in_flight_since_ms_ = metrics->InFlightClock(consumer.group);
-  w->source_->SetInFlightClock(w->in_flight_since_ms_, env);
-  std::vector<std::string> topics;
-  for (const HandlerSpec& h : handlers) topics.push_back(h.topic);
-  metrics->DeclareGroup(consumer.group, topics);
-  w->pipeline_ = std::make_unique<Pipeline>(w->source_.get(), w->store_.get(), env, PipelineOptionsFor(consumer));
-  for (HandlerSpec& h : handlers) {
-    const std::string topic = h.topic;
-    h.fn = TimedHandler(std::move(h.fn), consumer.group, topic, env, metrics);
-    if (Status s = w->pipeline_->Register(std::move(h)); !s.ok()) return fail("handler for topic " + topic, s);
-  }
+  parts.store = std::move(*store);
+  ConsumerOptions options;
+  options.pipeline = PipelineOptionsFor(consumer);
   if (!config.fast_filter_url.empty()) {
     FastFilterUrlOptions fo;
     fo.key_prefix = config.key_prefix;
     auto filter = OpenFastFilter(config.fast_filter_url, fo, env);
     if (!filter.ok()) return fail("cannot open the fast filter", filter.status());
-    w->filter_ = std::move(*filter);
-    FastFilterOptions ff;
-    ff.ttl_ms = config.redis_ttl_ms;
-    ff.outage_policy = config.outage_policy;
-    if (Status s = w->pipeline_->SetFastFilter(w->filter_.get(), ff); !s.ok())
-      return fail("[fast_filter] ttl_ms", s);
+    parts.fast_filter = std::move(*filter);
+    options.fast_filter.ttl_ms = config.redis_ttl_ms;
+    options.fast_filter.outage_policy = config.outage_policy;
     w->filter_policy_ = config.outage_policy == FilterOutagePolicy::kOpen ? "open" : "closed";
   }
+  w->in_flight_since_ms_ = metrics->InFlightClock(consumer.group);
+  parts.decorators.push_back([worker = w.get(), env](Source* below) -> std::unique_ptr<Source> {
+    auto source = std::make_unique<AbandoningSource>(below, worker->control_);
+    source->SetInFlightClock(worker->in_flight_since_ms_, env);
+    worker->source_ = source.get();
+    return source;
+  });
+  auto assembled = Consumer::Assemble(std::move(parts), options, env);
+  // Assembling fails only on the fast filter's TTL (the parts are all there).
+  if (!assembled.ok()) return fail("[fast_filter] ttl_ms", assembled.status());
+  w->consumer_ = std::move(*assembled);
+  std::vector<std::string> topics;
+  for (const HandlerSpec& h : handlers) topics.push_back(h.topic);
+  metrics->DeclareGroup(consumer.group, topics);
+  for (HandlerSpec& h : handlers) {
+    const std::string topic = h.topic;
+    h.fn = TimedHandler(std::move(h.fn), consumer.group, topic, env, metrics);
+    if (Status s = w->consumer_->pipeline().Register(std::move(h)); !s.ok()) return fail("handler for topic " + topic, s);
+  }
   Worker* self = w.get();
-  w->pipeline_->SetDecisionSink([self](const Decision& d) { self->OnDecision(d); });
+  w->consumer_->pipeline().SetDecisionSink([self](const Decision& d) { self->OnDecision(d); });
   return w;
 }
 
@@ -157,7 +163,7 @@ void Worker::Run(bool until_idle) {
   while (!control_->stop.load() && !control_->abandon.load()) {
     filter_degraded_ = false;
     const int64_t start_us = env_->MonotonicMicros();
-    BatchReport r = pipeline_->RunOnce();
+    BatchReport r = consumer_->pipeline().RunOnce();
     in_flight_since_ms_->store(0);  // settled, or given back
     const double seconds = static_cast<double>(env_->MonotonicMicros() - start_us) / 1e6;
     if (r.polled > 0 || !r.status.ok()) metrics_->OnBatch(group_, r, seconds, filter_degraded_, filter_policy_);
@@ -177,7 +183,7 @@ void Worker::Run(bool until_idle) {
                                         {"status", s.ok() ? "ok" : s.ToString()}});
     why = "abandoned";
   }
-  const DecisionCounters& c = pipeline_->counters();
+  const DecisionCounters& c = consumer_->pipeline().counters();
   log_->Info("worker_stopped", {{"worker", name_},
                                 {"group", group_},
                                 {"reason", why},

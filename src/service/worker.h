@@ -1,5 +1,7 @@
 // Worker: one consumer thread of `idem run` — its own broker connection, store
-// connection, optional fast filter and pipeline, for one consumer group.
+// connection, optional fast filter and pipeline, for one consumer group,
+// assembled by Consumer::Assemble with an AbandoningSource over the broker's
+// source (which passes the source's capabilities through).
 //
 // Run() loops over Pipeline::RunOnce until Control::stop is set (then the batch
 // in hand is finished, committed and settled before it returns) or, with
@@ -15,10 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "idem/broker.h"
-#include "idem/fast_filter.h"
-#include "idem/pipeline.h"
-#include "idem/store.h"
+#include "idem/consumer.h"
 #include "ops/metrics.h"
 #include "service/abandoning_source.h"
 #include "service/config.h"
@@ -46,7 +45,7 @@ class Worker {
   void Run(bool until_idle);
 
   const std::string& name() const { return name_; }  // "payments#1"
-  const DecisionCounters& counters() const { return pipeline_->counters(); }
+  const DecisionCounters& counters() const { return consumer_->pipeline().counters(); }
   int64_t failed_batches() const { return failed_batches_; }
 
  private:
@@ -65,11 +64,8 @@ class Worker {
   std::string filter_policy_;        // "closed" / "open"; empty without a fast filter
   bool filter_degraded_ = false;     // a decision of the current batch met an unreachable filter
   bool filter_was_degraded_ = false; // ... of the last batch that polled, for the log's state changes
-  std::unique_ptr<Broker> broker_;
-  std::unique_ptr<Store> store_;
-  std::unique_ptr<FastFilter> filter_;
-  std::unique_ptr<AbandoningSource> source_;
-  std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<Consumer> consumer_;  // broker, store, fast filter, source_ over the broker, pipeline
+  AbandoningSource* source_ = nullptr;   // owned by consumer_: the decorator the pipeline polls
   int64_t failed_batches_ = 0;
   std::atomic<int64_t>* in_flight_since_ms_ = nullptr;  // ServiceMetrics::InFlightClock
 };

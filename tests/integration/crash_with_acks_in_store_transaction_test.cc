@@ -30,15 +30,15 @@ enum class DieAt { kAfterSecondCommit, kBeforeSecondCommit };
 // batch's commit point: just after it (the acks were in the transaction, or —
 // when the pipeline does not use the seam — the Settle after it), or inside the
 // open transaction just before it.
-class DieAtSecondBatch final : public Source, public SettlesInStoreTransaction {
+class DieAtSecondBatch final : public ForwardingSource, public SettlesInStoreTransaction {
  public:
-  DieAtSecondBatch(EmbeddedQueue* queue, DieAt at) : queue_(queue), seam_(dynamic_cast<SettlesInStoreTransaction*>(queue)), at_(at) {}
-  Result<std::vector<Message>> Poll(size_t n, int64_t wait_ms) override { return queue_->Poll(n, wait_ms); }
+  DieAtSecondBatch(EmbeddedQueue* queue, DieAt at)
+      : ForwardingSource(queue), seam_(queue->settles_in_store_transaction()), at_(at) {}
   Status Settle(const std::vector<Settlement>& s) override {
     if (at_ == DieAt::kAfterSecondCommit && ++committed_ == 2) kill(getpid(), SIGKILL);
-    return queue_->Settle(s);
+    return inner().Settle(s);
   }
-  Status Abandon() override { return queue_->Abandon(); }
+  SettlesInStoreTransaction* settles_in_store_transaction() override { return this; }
   Result<bool> AckInTransaction(StoreTx& tx, const std::vector<const Message*>& messages) override {
     Result<bool> wrote = seam_->AckInTransaction(tx, messages);
     if (at_ == DieAt::kBeforeSecondCommit && ++written_ == 2) kill(getpid(), SIGKILL);
@@ -50,7 +50,6 @@ class DieAtSecondBatch final : public Source, public SettlesInStoreTransaction {
   }
 
  private:
-  EmbeddedQueue* queue_;
   SettlesInStoreTransaction* seam_;
   DieAt at_;
   int committed_ = 0, written_ = 0;

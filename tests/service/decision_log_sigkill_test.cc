@@ -17,8 +17,7 @@
 #include <vector>
 
 #include "idem/embedded_queue.h"
-#include "payments/events.h"
-#include "payments/schema.h"
+#include "service/top_ups.h"
 #include "testing/test_util.h"
 
 namespace idem {
@@ -96,22 +95,8 @@ std::set<std::string> LoggedDecisions(const std::string& log_file) {
 TEST(DecisionLogSigkillTest, EveryAcknowledgedMessageHasItsDecisionLineAfterASigkill) {
   TempDir dir;
   const std::string queue_file = dir.File("q.db"), log_file = dir.File("idem.log");
-  {
-    auto store = OpenSqliteStore(dir.File("s.db"), {}, Env::Default());
-    ASSERT_TRUE(store.ok());
-    ASSERT_TRUE(payments::CreateSchema(**store, payments::SchemaVariant::kGuarded).ok());
-    ASSERT_TRUE(payments::SeedData(**store, {{"U1", 0}}, {}, {}).ok());
-    auto queue = EmbeddedQueue::Open(queue_file, {}, Env::Default());
-    ASSERT_TRUE(queue.ok());
-    std::vector<Message> batch;
-    for (int i = 0; i < kTopUps; ++i) {
-      Message m;
-      m.topic = payments::kTopicTopUp;
-      m.payload = payments::ToPayload(payments::TopUp{"T" + std::to_string(i), "U1", 1});
-      batch.push_back(m);
-    }
-    ASSERT_TRUE((*queue)->PublishBatch(batch).ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(testing::CreateTopUpStore(dir.File("s.db")));
+  ASSERT_NO_FATAL_FAILURE(testing::PublishTopUps(queue_file, kTopUps));
   const std::string config = dir.File("run.toml");
   std::ofstream(config) << "[broker]\nurl = \"queue:" << queue_file << "\"\n"
                         << "[store]\nurl = \"sqlite:" << dir.File("s.db") << "\"\n"

@@ -15,6 +15,7 @@
 #include "payments/events.h"
 #include "payments/schema.h"
 #include "service/running_idem.h"
+#include "service/top_ups.h"
 #include "testing/test_util.h"
 
 namespace idem {
@@ -58,25 +59,11 @@ void Publish(const TempDir& dir) {
 
 // The schema, without a message: a consumer that starts idle.
 void CreateStore(const TempDir& dir) {
-  auto store = OpenSqliteStore(dir.File("s.db"), {}, Env::Default());
-  ASSERT_TRUE(store.ok());
-  ASSERT_TRUE(payments::CreateSchema(**store, payments::SchemaVariant::kGuarded).ok());
-  ASSERT_TRUE(payments::SeedData(**store, {{"U1", 0}}, {}, {}).ok());
+  testing::CreateTopUpStore(dir.File("s.db"));
   ASSERT_TRUE(EmbeddedQueue::Open(dir.File("q.db"), {}, Env::Default()).ok());
 }
 
-void PublishTopUps(const TempDir& dir, int n) {
-  auto queue = EmbeddedQueue::Open(dir.File("q.db"), {}, Env::Default());
-  ASSERT_TRUE(queue.ok());
-  std::vector<Message> batch;
-  for (int i = 0; i < n; ++i) {
-    Message m;
-    m.topic = payments::kTopicTopUp;
-    m.payload = payments::ToPayload(payments::TopUp{"T" + std::to_string(i), "U1", 1});
-    batch.push_back(m);
-  }
-  ASSERT_TRUE((*queue)->PublishBatch(batch).ok());
-}
+void PublishTopUps(const TempDir& dir, int n) { testing::PublishTopUps(dir.File("q.db"), n); }
 
 QueueStats QueueNow(const TempDir& dir) {
   EmbeddedQueueOptions inspect;

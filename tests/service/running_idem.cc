@@ -1,15 +1,21 @@
 #include "service/running_idem.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace idem::testing {
 
-RunningIdem::RunningIdem(std::vector<std::string> args, const std::string& cwd) {
+RunningIdem::RunningIdem(std::vector<std::string> args, const std::string& cwd, int pipe_bytes) {
   args.insert(args.begin(), IDEM_CLI_PATH);
   int fds[2];
   if (pipe(fds) != 0) return;
+  if (pipe_bytes > 0 && fcntl(fds[1], F_SETPIPE_SZ, pipe_bytes) < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return;
+  }
   pid_ = fork();
   if (pid_ == 0) {
     dup2(fds[1], STDOUT_FILENO);

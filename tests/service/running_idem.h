@@ -16,7 +16,10 @@ namespace idem::testing {
 class RunningIdem {
  public:
   // Starts IDEM_CLI_PATH args… in `cwd` (default: the test's own folder).
-  explicit RunningIdem(std::vector<std::string> args, const std::string& cwd = "");
+  // `pipe_bytes` > 0 shrinks the stdout pipe to that size (at least a page):
+  // once the test stops reading, the process blocks in its next log write that
+  // does not fit, which holds it at a known point of its work.
+  explicit RunningIdem(std::vector<std::string> args, const std::string& cwd = "", int pipe_bytes = 0);
   ~RunningIdem();                                        // kills it if still running
 
   // Reads log lines until `done` returns true for one (returned), or the

@@ -273,6 +273,7 @@ class EmbeddedQueueImpl final : public EmbeddedQueue, public SettlesInStoreTrans
     return !a && !b && theirs == ours;
   }
 
+  SettlesInStoreTransaction* settles_in_store_transaction() override { return this; }
   Result<bool> AckInTransaction(StoreTx& tx, const std::vector<const Message*>& messages) override {
     auto same = SameFile(tx);
     if (!same.ok() || !*same) return same;

@@ -295,7 +295,7 @@ TEST_F(EmbeddedQueueTest, AcksInTheStoresTransactionLookUpTheirRowsByIdWhateverT
   EXPECT_NE(steps.find("idem_queue USING INTEGER PRIMARY KEY"), std::string::npos) << steps;
   EXPECT_EQ(steps.find("idem_queue_ready"), std::string::npos) << steps;
 
-  auto* in_store = dynamic_cast<SettlesInStoreTransaction*>(queue->get());
+  auto* in_store = (*queue)->settles_in_store_transaction();
   ASSERT_NE(in_store, nullptr);
   std::vector<const Message*> acked;
   for (const Message& m : polled) acked.push_back(&m);

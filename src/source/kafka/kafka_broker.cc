@@ -45,6 +45,7 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
   Source& source() override { return *this; }
   Publisher& publisher() override { return *this; }
   DeadLetters* dead_letters() override { return this; }
+  ParksInStore* parks_in_store() override { return this; }
   void SetStoreDeadLetters(StoreDeadLetterSink* sink) override { store_dead_letters_ = sink; }
 
   // A dead letter Kafka cannot take (record_fit.h, or refused for good), into

@@ -76,6 +76,7 @@ class RabbitMqBroker final : public Broker, public Source, public Publisher, pub
   Status Abandon() override;
   Status PublishBatch(std::vector<Message>& messages, int64_t delay_ms) override;
   Result<int64_t> ParkRejected(const Message& message, const std::string& reason) override;
+  ParksInStore* parks_in_store() override { return this; }
   void SetStoreDeadLetters(StoreDeadLetterSink* sink) override { store_dead_letters_ = sink; }
 
   Result<std::vector<DeadLetter>> List(size_t limit, int64_t after_id) override {
