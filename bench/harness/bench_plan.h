@@ -106,7 +106,8 @@ std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& options, const BrokerT
 // The queues `idem run` is measured on: the embedded queue in the store's file, then in a file of its own.
 std::vector<BrokerTarget> ServiceBrokerTargets(const BenchOptions& options);
 // library, idem-run, library, idem-run, … (e2e_pairs of each) on one of those
-// queues, batch B, e2e_messages a run.
+// queues, batch B, e2e_messages a run; on the queue in the store's file each
+// round also runs `idem run` without its log line per message.
 std::vector<RunSpec> PlanServiceRuns(const BenchOptions& options, const BrokerTarget& broker);
 
 // compare, sweep, random-keys and history runs of one store. The compare runs

@@ -126,14 +126,24 @@ EndToEndSummary SummariseEndToEnd(const BenchOutcome& b, const BrokerTarget& bro
 }
 
 ServiceSummary SummariseService(const BenchOutcome& b, const BrokerTarget& broker) {
-  const PairStats p = SummarisePairs(PairsOf(
-      b, b.options.e2e_pairs,
-      [&](const RunSpec& s) { return s.role == Role::kService && s.broker_label == broker.label; },
-      [](const RunSpec& s) { return s.variant == Variant::kService; }));
+  // Each round runs the library, then idem run (and idem run without its decision log); each is set against the library.
+  auto against_library = [&](bool log_decisions) {
+    return SummarisePairs(PairsOf(
+        b, b.options.e2e_pairs,
+        [&](const RunSpec& s) {
+          return s.role == Role::kService && s.broker_label == broker.label &&
+                 (s.variant == Variant::kIdem || s.log_decisions == log_decisions);
+        },
+        [](const RunSpec& s) { return s.variant == Variant::kService; }));
+  };
+  const PairStats p = against_library(true), q = against_library(false);
   return ServiceSummary{.broker = broker, .messages = b.options.e2e_messages, .pairs = p.pairs,
                         .library_per_s = p.b.median, .library_min = p.b.min, .library_max = p.b.max,
                         .service_per_s = p.a.median, .service_min = p.a.min, .service_max = p.a.max,
-                        .ratio = p.ratio.median, .ratio_min = p.ratio.min, .ratio_max = p.ratio.max};
+                        .ratio = p.ratio.median, .ratio_min = p.ratio.min, .ratio_max = p.ratio.max,
+                        .quiet_pairs = q.pairs, .quiet_per_s = q.a.median, .quiet_min = q.a.min,
+                        .quiet_max = q.a.max, .quiet_ratio = q.ratio.median, .quiet_ratio_min = q.ratio.min,
+                        .quiet_ratio_max = q.ratio.max};
 }
 
 FilterSummary SummariseFilter(const BenchOutcome& b, const std::string& store, double copies) {
@@ -387,11 +397,11 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
   if (soak_on) run(PlanSoakRun(options, out.stores.front()));
   for (size_t i = 0; i < brokers.size(); ++i) {
     for (const RunSpec& spec : end_to_end[i]) run(spec);
-    out.end_to_end.push_back(SummariseEndToEnd(out, brokers[i]));
+    if (count_selected(end_to_end[i]) > 0) out.end_to_end.push_back(SummariseEndToEnd(out, brokers[i]));
   }
   for (size_t i = 0; i < service_queues.size(); ++i) {
     for (const RunSpec& spec : service[i]) run(spec);
-    out.service.push_back(SummariseService(out, service_queues[i]));
+    if (count_selected(service[i]) > 0) out.service.push_back(SummariseService(out, service_queues[i]));
   }
 
   if (options.micro_min_time_s > 0 && PartSelected(options, "micro")) {
@@ -475,7 +485,11 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                                {"idem_run_msgs_per_s", s.service_per_s},
                                {"idem_run_msgs_per_s_range", {s.service_min, s.service_max}},
                                {"idem_run/library", s.ratio},
-                               {"idem_run/library_range", {s.ratio_min, s.ratio_max}}};
+                               {"idem_run/library_range", {s.ratio_min, s.ratio_max}},
+                               {"no_decision_log_pairs", s.quiet_pairs},
+                               {"idem_run_no_decision_log_msgs_per_s", s.quiet_per_s},
+                               {"idem_run_no_decision_log/library", s.quiet_ratio},
+                               {"idem_run_no_decision_log/library_range", {s.quiet_ratio_min, s.quiet_ratio_max}}};
   json filter = json::array();
   for (const FilterSummary& f : b.filter)
     filter.push_back({{"store", f.store},

@@ -62,6 +62,10 @@ struct ServiceSummary {
   double library_per_s = 0, library_min = 0, library_max = 0;
   double service_per_s = 0, service_min = 0, service_max = 0;
   double ratio = 0, ratio_min = 0, ratio_max = 0;  // idem run / library
+  // `idem run` without its log line per message, where it ran (quiet_pairs > 0).
+  int quiet_pairs = 0;
+  double quiet_per_s = 0, quiet_min = 0, quiet_max = 0;
+  double quiet_ratio = 0, quiet_ratio_min = 0, quiet_ratio_max = 0;  // … / library
 };
 
 // The Redis filter on one store at one share of copies: idem with the filter

@@ -192,7 +192,7 @@ void RunService(const RunSpec& spec, const Paths& p, const std::string& group, c
   }
   {
     std::ofstream config(p.config);
-    config << ServiceRunConfig("queue:" + p.queue, "sqlite:" + p.store, group, spec.batch_size);
+    config << ServiceRunConfig("queue:" + p.queue, "sqlite:" + p.store, group, spec.batch_size, spec.log_decisions);
     if (!config) {
       r->error = "cannot write " + p.config;
       return;
@@ -241,11 +241,12 @@ void RunService(const RunSpec& spec, const Paths& p, const std::string& group, c
 }  // namespace
 
 std::string ServiceRunConfig(const std::string& queue_url, const std::string& store_url, const std::string& group,
-                             size_t batch_size) {
+                             size_t batch_size, bool log_decisions) {
   std::ostringstream t;
   t << "# Written by idem bench for one run: `idem run` against the library's pipeline.\n"
     << "[broker]\nurl = \"" << queue_url << "\"\n\n"
     << "[store]\nurl = \"" << store_url << "\"\n\n"
+    << (log_decisions ? "" : "[service]\nlog_decisions = false\n\n")
     << "[[consumer]]\ngroup = \"" << group << "\"\nworkers = 1\nbatch_size = " << batch_size
     << "\nmax_linger_ms = " << PipelineOptions{}.max_linger_ms << "\nhandlers = [\"payments\"]\n";
   return t.str();

@@ -22,8 +22,9 @@ namespace idem::bench {
 RunResult RunServiceEndToEnd(const RunSpec& spec);
 
 // The `idem run` configuration of such a run: `queue_url` and `store_url` as
-// the service takes them, one group, one worker, the payments handler set.
+// the service takes them, one group, one worker, the payments handler set;
+// the product's defaults otherwise, but for `log_decisions` when false.
 std::string ServiceRunConfig(const std::string& queue_url, const std::string& store_url, const std::string& group,
-                             size_t batch_size);
+                             size_t batch_size, bool log_decisions = true);
 
 }  // namespace idem::bench

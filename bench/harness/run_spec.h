@@ -79,6 +79,7 @@ struct RunSpec {
   std::string broker;
   std::string broker_label;      // for tables: embedded, embedded-in-store, rabbitmq, kafka-mock
   std::string idem_path;         // kService: the idem program to start as `idem run`
+  bool log_decisions = true;     // kService: `idem run` writes its log line per message (the default)
   int repeat = 0;                // alternated runs (compare, filter, end-to-end): the pair's or round's number
 };
 

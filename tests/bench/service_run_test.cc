@@ -6,7 +6,6 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "harness/run_service_end_to_end.h"
 #include "testing/test_util.h"
@@ -44,6 +43,12 @@ TEST(ServiceRun, TheGeneratedConfigurationIsOneIdemRunAccepts) {
   ProcessResult p = RunProcess({IDEM_CLI_PATH, "run", "--check", file});
   EXPECT_EQ(p.exit_code, 0) << p.out << p.err;
   EXPECT_NE(p.out.find("1 consumer group(s), 1 worker(s)"), std::string::npos) << p.out;
+
+  const std::string quiet = ServiceRunConfig("queue:" + dir.File("q.db"), "sqlite:" + dir.File("s.db"), "g1", 100,
+                                             /*log_decisions=*/false);
+  EXPECT_NE(quiet.find("log_decisions = false"), std::string::npos) << quiet;
+  std::ofstream(file) << quiet;
+  EXPECT_EQ(RunProcess({IDEM_CLI_PATH, "run", "--check", file}).exit_code, 0) << quiet;
 }
 
 TEST(ServiceRun, TheLibraryAndIdemRunEachApplyEveryPaymentOnceFromTheQueueInTheStore) {
@@ -82,11 +87,17 @@ TEST(ServiceRun, PartIdemRunRunsThatPartAloneAndAnUnknownPartIsAUsageError) {
   ASSERT_EQ(p.exit_code, 0) << p.err;
   nlohmann::json j = nlohmann::json::parse(p.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << p.out;
-  std::multiset<std::string> runs;
-  for (const auto& run : j["runs"]) runs.insert(run["role"].get<std::string>() + " " + run["variant"].get<std::string>());
-  EXPECT_EQ(runs, (std::multiset<std::string>{"idem-run idem", "idem-run idem", "idem-run idem-run",
-                                              "idem-run idem-run"}))
-      << "one round of library and idem run on each of the two queues, nothing else";
+  std::vector<std::string> runs;
+  for (const auto& run : j["runs"]) {
+    runs.push_back(run["name"].get<std::string>());
+    EXPECT_TRUE(run["exactly_once"].get<bool>()) << run.dump();
+  }
+  EXPECT_EQ(runs, (std::vector<std::string>{"embedded-in-store library B=100 #1", "embedded-in-store idem-run B=100 #1",
+                                            "embedded-in-store idem-run no-decision-log B=100 #1",
+                                            "embedded library B=100 #1", "embedded idem-run B=100 #1"}))
+      << "one round on each of the two queues, nothing else";
+  EXPECT_EQ(j["idem_run_vs_library"]["embedded-in-store"]["no_decision_log_pairs"].get<int>(), 1)
+      << j["idem_run_vs_library"].dump();
   EXPECT_TRUE(j["micro_benchmarks"].empty());
 
   ProcessResult bad = RunProcess({IDEM_CLI_PATH, "bench", "--part", "everything"});
