@@ -155,21 +155,31 @@ Figure FourWorkers(const BenchOutcome& b, const char* kind, bool no_reruns) {
   return fig;
 }
 
+// A row over several brokers or queues, judged by the lowest figure: each one's
+// figure in turn, or that a run of it failed (the row is then missed).
+class Lowest {
+ public:
+  explicit Lowest(const char* separator) : separator_(separator) {}
+  void Add(const std::string& label, bool ran, double value, const std::string& text) {
+    fig_.shown += (fig_.shown.empty() ? "" : separator_) + label + " " + (ran ? text : "a run failed");
+    fig_.ok = fig_.ok && ran;
+    if (ran) fig_.value = any_ ? std::min(fig_.value, value) : value;
+    any_ = any_ || ran;
+  }
+  Figure& figure() { return fig_; }
+
+ private:
+  const char* separator_;
+  Figure fig_{true, true, 0, ""};
+  bool any_ = false;
+};
+
 Figure EndToEndEachBroker(const BenchOutcome& b) {
   if (b.end_to_end.empty()) return NotMeasured("no end-to-end runs");
-  Figure fig{true, true, 0, ""};
-  bool first = true;
-  for (const EndToEndSummary& e : b.end_to_end) {
-    fig.shown += (first ? "" : ", ") + e.broker.label + " ";
-    if (e.pairs == 0) {
-      fig.ok = false;
-      fig.shown += "a run failed";
-    } else {
-      fig.shown += Fixed(e.over_ceiling, 2) + " (" + Range(e.over_ceiling_min, e.over_ceiling_max) + ")";
-      fig.value = first ? e.over_ceiling : std::min(fig.value, e.over_ceiling);
-    }
-    first = false;
-  }
+  Lowest row(", ");
+  for (const EndToEndSummary& e : b.end_to_end)
+    row.Add(e.broker.label, e.pairs > 0, e.over_ceiling,
+            Fixed(e.over_ceiling, 2) + " (" + Range(e.over_ceiling_min, e.over_ceiling_max) + ")");
   std::string missing;
   auto has = [&](const char* prefix) {
     return std::any_of(b.end_to_end.begin(), b.end_to_end.end(),
@@ -177,27 +187,18 @@ Figure EndToEndEachBroker(const BenchOutcome& b) {
   };
   if (!has("rabbitmq")) missing += "RabbitMQ (--rabbitmq-url)";
   if (!has("kafka")) missing += std::string(missing.empty() ? "" : ", ") + "Kafka (--kafka-url)";
-  if (!missing.empty()) fig.shown += "; not measured: " + missing;
-  return fig;
+  if (!missing.empty()) row.figure().shown += "; not measured: " + missing;
+  return row.figure();
 }
 
 Figure ServiceOverLibrary(const BenchOutcome& b) {
   if (b.service.empty()) return NotMeasured("no `idem run` runs");
-  Figure fig{true, true, 0, ""};
-  bool first = true;
-  for (const ServiceSummary& s : b.service) {
-    fig.shown += (first ? "" : "; ") + s.broker.label + " ";
-    if (s.pairs == 0) {
-      fig.ok = false;
-      fig.shown += "a run failed";
-    } else {
-      fig.shown += Fixed(s.ratio, 2) + " (" + Range(s.ratio_min, s.ratio_max) + "; idem run " + Rate(s.service_per_s) +
-                   ", library " + Rate(s.library_per_s) + " msg/s)";
-      fig.value = first ? s.ratio : std::min(fig.value, s.ratio);
-    }
-    first = false;
-  }
-  return fig;
+  Lowest row("; ");
+  for (const ServiceSummary& s : b.service)
+    row.Add(s.broker.label, s.pairs > 0, s.ratio,
+            Fixed(s.ratio, 2) + " (" + Range(s.ratio_min, s.ratio_max) + "; idem run " + Rate(s.service_per_s) +
+                ", library " + Rate(s.library_per_s) + " msg/s)");
+  return row.figure();
 }
 
 Figure SoakGrowth(const BenchOutcome& b) {

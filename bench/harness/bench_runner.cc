@@ -317,7 +317,8 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
     return static_cast<size_t>(std::count_if(specs.begin(), specs.end(), selected));
   };
   const bool stores_on = PartSelected(options, "stores");
-  const bool workers_on = PartSelected(options, "workers") && options.only.empty();
+  // --only selects runs by name, which the workers' runs have not: they run with it only when --part asks.
+  const bool workers_on = options.parts.empty() ? options.only.empty() : PartSelected(options, "workers");
   const bool soak_on = PartSelected(options, "soak") && options.soak_messages > 0;
   constexpr size_t kLatencyRuns = 5;  // planned once the throughput is known; counted ahead
   std::vector<std::vector<RunSpec>> planned, filter;

@@ -506,25 +506,36 @@ void AllRuns(std::ostringstream& md, const BenchOutcome& b) {
   md << "\n";
 }
 
+bool AnyRun(const BenchOutcome& b, std::initializer_list<Role> roles) {
+  for (const RunResult& r : b.runs)
+    for (Role role : roles)
+      if (r.spec.role == role) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string RenderReport(const BenchOutcome& b, const std::string& plot_file, const std::string& command) {
   std::ostringstream md;
   Header(md, b, command);
-  Headline(md, b);
+  // A part left out (--part, --only) leaves its sections out rather than empty.
+  const bool compared = AnyRun(b, {Role::kCompare});
+  if (compared) Headline(md, b);
   GoalsTable(md, b);
-  ComparePairsTable(md, b);
+  if (compared) ComparePairsTable(md, b);
   Noise(md, b);
   EndToEnd(md, b);
   ServiceRuns(md, b);
   Workers(md, b);
   Filter(md, b);
   Meaning(md, b);
-  Latency(md, b);
-  Sweep(md, b, plot_file);
-  TableShape(md, b);
-  Overhead(md, b);
-  Memory(md, b);
+  if (AnyRun(b, {Role::kLatencyCommon, Role::kLatencyHigh})) Latency(md, b);
+  if (AnyRun(b, {Role::kCompare, Role::kSweep})) Sweep(md, b, plot_file);
+  if (AnyRun(b, {Role::kCompare, Role::kRandomKeys, Role::kHistory, Role::kNoCopies})) {
+    TableShape(md, b);
+    Overhead(md, b);
+  }
+  if (AnyRun(b, {Role::kCompare, Role::kSoak})) Memory(md, b);
   Micro(md, b);
   AllRuns(md, b);
   md << "## Reproduce\n\n```sh\n"

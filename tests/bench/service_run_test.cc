@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "harness/run_service_end_to_end.h"
@@ -99,6 +100,12 @@ TEST(ServiceRun, PartIdemRunRunsThatPartAloneAndAnUnknownPartIsAUsageError) {
   EXPECT_EQ(j["idem_run_vs_library"]["embedded-in-store"]["no_decision_log_pairs"].get<int>(), 1)
       << j["idem_run_vs_library"].dump();
   EXPECT_TRUE(j["micro_benchmarks"].empty());
+  std::ifstream in(dir.File("out") + "/REPORT.md");
+  const std::string report((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report.find("## `idem run` against the library's pipeline"), std::string::npos) << report;
+  EXPECT_NE(report.find("| embedded-in-store | "), std::string::npos) << report;
+  EXPECT_EQ(report.find("## Headline"), std::string::npos) << "the parts left out leave their sections out";
+  EXPECT_EQ(report.find("## Latency"), std::string::npos);
 
   ProcessResult bad = RunProcess({IDEM_CLI_PATH, "bench", "--part", "everything"});
   EXPECT_EQ(bad.exit_code, 2);
