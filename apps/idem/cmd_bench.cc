@@ -214,7 +214,7 @@ void AddBenchCommand(CLI::App& app) {
       "Every run is checked exactly-once from the database. Writes OUT/REPORT.md and\n"
       "OUT/throughput_vs_batch.png (gnuplot). Progress goes to stderr.\n"
       "Examples:  idem bench --quick              (under a minute)\n"
-      "           idem bench --part idem-run      (idem run against the library, about a minute)\n"
+      "           idem bench --part idem-run      (idem run against the library, one to two minutes)\n"
       "           idem bench --quick --json       (every figure, and idem/naive, idem/ceiling)\n"
       "           idem bench --store postgresql://bench@127.0.0.1:5432/bench --redis-url redis://127.0.0.1:6379");
   cmd->add_flag("--quick", a->options.quick, "A smaller workload that finishes in under a minute on 2 cores");
