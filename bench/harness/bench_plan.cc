@@ -31,6 +31,10 @@ std::string NameOf(const RunSpec& s) {
     name += " copies=" + std::to_string(static_cast<int>(s.duplicate_ratio * 100 + 0.5)) + "% #" +
             std::to_string(s.repeat);
   if (s.role == Role::kCompare && s.repeat > 0) name += " #" + std::to_string(s.repeat);
+  if (s.role == Role::kService)
+    name = s.broker_label + " " + (s.variant == Variant::kService ? "idem-run" : "library") +
+           (s.log_decisions ? "" : " no-decision-log") + " B=" + std::to_string(s.batch_size) + " #" +
+           std::to_string(s.repeat);
   if (s.role == Role::kEndToEnd)
     name = s.broker_label + " end-to-end " + VariantName(s.variant) + " B=" + std::to_string(s.batch_size) + " #" +
            std::to_string(s.repeat);
@@ -91,6 +95,43 @@ std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& o, const BrokerTarget&
       s.max_seconds = 0;  // every message comes back: the raw loop and idem do the same work
       s.broker = broker.broker;
       s.broker_label = broker.label;
+      s.repeat = pair;
+      s.rss_samples = 0;
+      runs.push_back(Named(s));
+    }
+  return runs;
+}
+
+bool PartSelected(const BenchOptions& o, const std::string& part) {
+  return o.parts.empty() || std::find(o.parts.begin(), o.parts.end(), part) != o.parts.end();
+}
+
+std::string PartList() {
+  std::string out;
+  for (const char* p : kParts) out += (out.empty() ? "" : ", ") + std::string(p);
+  return out;
+}
+
+std::vector<BrokerTarget> ServiceBrokerTargets(const BenchOptions& o) {
+  if (o.e2e_pairs < 0 || o.idem_path.empty()) return {};
+  return {{"embedded-in-store", "queue-in-store"}, {"embedded", "queue"}};
+}
+
+std::vector<RunSpec> PlanServiceRuns(const BenchOptions& o, const BrokerTarget& broker) {
+  std::vector<RunSpec> runs;
+  const StoreTarget sqlite{"sqlite", "sqlite", ""};
+  // On the queue in the store's file, also `idem run` without its log line
+  // per message: how much of the difference that line is.
+  const bool quiet_too = broker.broker == "queue-in-store";
+  for (int pair = 1; pair <= o.e2e_pairs; ++pair)
+    for (int i = 0; i < (quiet_too ? 3 : 2); ++i) {
+      RunSpec s = Base(o, sqlite, Role::kService, i == 0 ? Variant::kIdem : Variant::kService, o.batch_size);
+      s.messages = o.e2e_messages;
+      s.max_seconds = 0;  // every side drains the queue
+      s.broker = broker.broker;
+      s.broker_label = broker.label;
+      s.idem_path = o.idem_path;
+      s.log_decisions = i != 2;
       s.repeat = pair;
       s.rss_samples = 0;
       runs.push_back(Named(s));

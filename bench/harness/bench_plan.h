@@ -20,6 +20,10 @@
 // it into SQLite against the same with the guard off (the ceiling) and against
 // the broker's raw poll+ack loop, alternated raw, ceiling, idem, raw, … so that
 // all three see the same machine; each ratio is the median of the rounds' ratios.
+// `idem run` against the library's pipeline (run_service_end_to_end.h), on the
+// embedded queue in the store's file and in a file of its own: library,
+// idem-run, library, … alternated, e2e_pairs rounds of each.
+// Each of these parts can be run alone (--part).
 #pragma once
 
 #include <cstdint>
@@ -48,6 +52,8 @@ struct BenchOptions {
   int64_t soak_messages = -1;   // 0: no soak run
   double micro_min_time_s = 0;  // per micro-benchmark; < 0: skip them
   std::string only;             // run only the configurations whose name contains this (profiling)
+  std::vector<std::string> parts;  // run only these parts (kParts); empty: every part
+  std::string idem_path;        // the idem program the idem-run part starts; "" leaves that part out
   std::string rabbitmq_url;     // end-to-end rows on RabbitMQ (a queue per run); "" for none
   std::string kafka_url;        // end-to-end rows on Kafka, e.g. kafka://mock/pay.success; "" for none
   int64_t e2e_messages = 0;     // per end-to-end run
@@ -57,6 +63,15 @@ struct BenchOptions {
   int compare_pairs = 0;        // idem/ceiling pairs of each store's compare runs
   void ApplyModeDefaults();
 };
+
+// The parts of a bench, in the order they run. "stores" is each store's
+// throughput runs (compare, sweep, random keys, history, no copies) and, on
+// SQLite, the latency runs whose rates come from them.
+inline constexpr const char* kParts[] = {"stores", "workers", "fast-filter", "soak", "end-to-end", "idem-run", "micro"};
+// Whether `part` (one of kParts) runs: every part when options.parts is empty.
+bool PartSelected(const BenchOptions& options, const std::string& part);
+// The parts as the help text and an error name them: "stores, workers, …".
+std::string PartList();
 
 struct StoreTarget {
   std::string label;      // "sqlite", "postgres", …
@@ -88,6 +103,12 @@ int64_t EndToEndMessages(const BenchOptions& options, const BrokerTarget& broker
 // raw, ceiling, idem, raw, ceiling, idem, … (e2e_pairs of each) on one broker,
 // batch B, SQLite store.
 std::vector<RunSpec> PlanEndToEndRuns(const BenchOptions& options, const BrokerTarget& broker);
+// The queues `idem run` is measured on: the embedded queue in the store's file, then in a file of its own.
+std::vector<BrokerTarget> ServiceBrokerTargets(const BenchOptions& options);
+// library, idem-run, library, idem-run, … (e2e_pairs of each) on one of those
+// queues, batch B, e2e_messages a run; on the queue in the store's file each
+// round also runs `idem run` without its log line per message.
+std::vector<RunSpec> PlanServiceRuns(const BenchOptions& options, const BrokerTarget& broker);
 
 // compare, sweep, random-keys and history runs of one store. The compare runs
 // alternate idem, ceiling, idem, ceiling, … (compare_pairs of each, `repeat`

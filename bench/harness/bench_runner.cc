@@ -9,6 +9,7 @@
 #include "harness/fast_filter_factory.h"
 #include "harness/run_json.h"
 #include "harness/run_one.h"
+#include "harness/run_service_end_to_end.h"
 #include "idem/env.h"
 #include "idem/store.h"
 
@@ -28,6 +29,8 @@ Result InChild(const Spec& spec, const std::function<nlohmann::json()>& work,
 }
 
 RunResult RunIsolated(const RunSpec& spec) {
+  if (spec.role == Role::kService)
+    return InChild(spec, [&] { return ToJson(RunServiceEndToEnd(spec)); }, &RunResultFromJson);
   return InChild(spec, [&] { return ToJson(RunOne(spec)); }, &RunResultFromJson);
 }
 
@@ -122,6 +125,27 @@ EndToEndSummary SummariseEndToEnd(const BenchOutcome& b, const BrokerTarget& bro
                          .over_ceiling_max = ceiling.ratio.max};
 }
 
+ServiceSummary SummariseService(const BenchOutcome& b, const BrokerTarget& broker) {
+  // Each round runs the library, then idem run (and idem run without its decision log); each is set against the library.
+  auto against_library = [&](bool log_decisions) {
+    return SummarisePairs(PairsOf(
+        b, b.options.e2e_pairs,
+        [&](const RunSpec& s) {
+          return s.role == Role::kService && s.broker_label == broker.label &&
+                 (s.variant == Variant::kIdem || s.log_decisions == log_decisions);
+        },
+        [](const RunSpec& s) { return s.variant == Variant::kService; }));
+  };
+  const PairStats p = against_library(true), q = against_library(false);
+  return ServiceSummary{.broker = broker, .messages = b.options.e2e_messages, .pairs = p.pairs,
+                        .library_per_s = p.b.median, .library_min = p.b.min, .library_max = p.b.max,
+                        .service_per_s = p.a.median, .service_min = p.a.min, .service_max = p.a.max,
+                        .ratio = p.ratio.median, .ratio_min = p.ratio.min, .ratio_max = p.ratio.max,
+                        .quiet_pairs = q.pairs, .quiet_per_s = q.a.median, .quiet_min = q.a.min,
+                        .quiet_max = q.a.max, .quiet_ratio = q.ratio.median, .quiet_ratio_min = q.ratio.min,
+                        .quiet_ratio_max = q.ratio.max};
+}
+
 FilterSummary SummariseFilter(const BenchOutcome& b, const std::string& store, double copies) {
   const RunPairs pairs = PairsOf(
       b, b.options.filter_pairs,
@@ -150,8 +174,10 @@ WorkersResult RunWorkersIsolated(const BenchOptions& o, const StoreTarget& store
   spec.store_label = store.label;
   spec.store_url = store.url;
   spec.workers = workers;
-  spec.messages = std::clamp<int64_t>(static_cast<int64_t>(idem_per_s * std::min(o.max_seconds, 10.0)), 1'000,
-                                      o.messages);
+  // Without the store's own runs (--part workers) there is no rate to go by: the throughput runs' count.
+  spec.messages = idem_per_s > 0 ? std::clamp<int64_t>(static_cast<int64_t>(idem_per_s * std::min(o.max_seconds, 10.0)),
+                                                       1'000, o.messages)
+                                 : o.messages;
   spec.batch_size = o.batch_size;
   spec.duplicate_ratio = o.duplicate_ratio;
   spec.seed = o.seed;
@@ -290,23 +316,36 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
   auto count_selected = [&](const std::vector<RunSpec>& specs) {
     return static_cast<size_t>(std::count_if(specs.begin(), specs.end(), selected));
   };
+  const bool stores_on = PartSelected(options, "stores");
+  // --only selects runs by name, which the workers' runs have not: they run with it only when --part asks.
+  const bool workers_on = options.parts.empty() ? options.only.empty() : PartSelected(options, "workers");
+  const bool soak_on = PartSelected(options, "soak") && options.soak_messages > 0;
   constexpr size_t kLatencyRuns = 5;  // planned once the throughput is known; counted ahead
   std::vector<std::vector<RunSpec>> planned, filter;
   size_t total = 0;
   for (const StoreTarget& t : out.stores) {
-    planned.push_back(PlanThroughputRuns(options, t));
-    filter.push_back(PlanFilterRuns(options, t));
+    planned.push_back(stores_on ? PlanThroughputRuns(options, t) : std::vector<RunSpec>{});
+    filter.push_back(PartSelected(options, "fast-filter") ? PlanFilterRuns(options, t) : std::vector<RunSpec>{});
     total += count_selected(planned.back()) + count_selected(filter.back());
     // The paced runs measure batching against one transaction a message; on a
     // server store they would repeat SQLite's answer at a network round trip's cost.
-    if (!IsServerStore(t)) total += kLatencyRuns;
-    else if (options.only.empty()) total += std::size(kWorkerCounts);
+    if (!IsServerStore(t)) total += stores_on ? kLatencyRuns : 0;
+    else if (workers_on) total += std::size(kWorkerCounts);
   }
-  if (options.soak_messages > 0 && selected(PlanSoakRun(options, out.stores.front()))) total += 1;
+  if (soak_on && selected(PlanSoakRun(options, out.stores.front()))) total += 1;
+  const std::vector<BrokerTarget> brokers =
+      PartSelected(options, "end-to-end") ? BrokerTargets(options) : std::vector<BrokerTarget>{};
   std::vector<std::vector<RunSpec>> end_to_end;
-  for (const BrokerTarget& t : BrokerTargets(options)) {
+  for (const BrokerTarget& t : brokers) {
     end_to_end.push_back(PlanEndToEndRuns(options, t));
     total += count_selected(end_to_end.back());
+  }
+  const std::vector<BrokerTarget> service_queues =
+      PartSelected(options, "idem-run") ? ServiceBrokerTargets(options) : std::vector<BrokerTarget>{};
+  std::vector<std::vector<RunSpec>> service;
+  for (const BrokerTarget& t : service_queues) {
+    service.push_back(PlanServiceRuns(options, t));
+    total += count_selected(service.back());
   }
   size_t done = 0;
   auto head = [&] {
@@ -326,7 +365,7 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
     const StoreTarget& t = out.stores[i];
     for (const RunSpec& spec : planned[i]) run(spec);
     StoreSummary s = SummariseStore(out, t);
-    if (!IsServerStore(t)) {
+    if (!IsServerStore(t) && stores_on) {
       // Latency is compared at a rate all three sustain, then idem and ceiling at
       // half of idem's throughput. naive and idem at B=1 are the same
       // configuration: the slower of the two is the safer estimate of what one
@@ -338,7 +377,7 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
       const std::vector<RunSpec> latency = PlanLatencyRuns(options, t, s.common_rate, s.high_rate);
       total -= kLatencyRuns - count_selected(latency);
       for (const RunSpec& spec : latency) run(spec);
-    } else if (options.only.empty()) {
+    } else if (IsServerStore(t) && workers_on) {
       for (int workers : kWorkerCounts) {
         const std::string h = head(), what = t.label + " " + std::to_string(workers) + " worker(s)";
         progress(h + what + " ...");
@@ -356,14 +395,17 @@ BenchOutcome RunBench(const BenchOptions& options, const std::vector<StoreTarget
         out.filter.push_back(SummariseFilter(out, t.label, copies));
     out.summaries.push_back(s);
   }
-  if (options.soak_messages > 0) run(PlanSoakRun(options, out.stores.front()));
-  const std::vector<BrokerTarget> brokers = BrokerTargets(options);
+  if (soak_on) run(PlanSoakRun(options, out.stores.front()));
   for (size_t i = 0; i < brokers.size(); ++i) {
     for (const RunSpec& spec : end_to_end[i]) run(spec);
-    out.end_to_end.push_back(SummariseEndToEnd(out, brokers[i]));
+    if (count_selected(end_to_end[i]) > 0) out.end_to_end.push_back(SummariseEndToEnd(out, brokers[i]));
+  }
+  for (size_t i = 0; i < service_queues.size(); ++i) {
+    for (const RunSpec& spec : service[i]) run(spec);
+    if (count_selected(service[i]) > 0) out.service.push_back(SummariseService(out, service_queues[i]));
   }
 
-  if (options.micro_min_time_s > 0) {
+  if (options.micro_min_time_s > 0 && PartSelected(options, "micro")) {
     progress("micro-benchmarks (Google Benchmark) ...");
     auto j = RunInChild([&] { return ToJson(RunMicroBenchmarks(options.micro_min_time_s)); });
     if (j.ok()) out.micro = MicroResultsFromJson(*j);
@@ -435,6 +477,20 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                            {"idem/raw_range", {e.ratio_min, e.ratio_max}},
                            {"idem/ceiling", e.over_ceiling},
                            {"idem/ceiling_range", {e.over_ceiling_min, e.over_ceiling_max}}};
+  json service = json::object();
+  for (const ServiceSummary& s : b.service)
+    service[s.broker.label] = {{"pairs", s.pairs},
+                               {"messages_per_run", s.messages},
+                               {"library_msgs_per_s", s.library_per_s},
+                               {"library_msgs_per_s_range", {s.library_min, s.library_max}},
+                               {"idem_run_msgs_per_s", s.service_per_s},
+                               {"idem_run_msgs_per_s_range", {s.service_min, s.service_max}},
+                               {"idem_run/library", s.ratio},
+                               {"idem_run/library_range", {s.ratio_min, s.ratio_max}},
+                               {"no_decision_log_pairs", s.quiet_pairs},
+                               {"idem_run_no_decision_log_msgs_per_s", s.quiet_per_s},
+                               {"idem_run_no_decision_log/library", s.quiet_ratio},
+                               {"idem_run_no_decision_log/library_range", {s.quiet_ratio_min, s.quiet_ratio_max}}};
   json filter = json::array();
   for (const FilterSummary& f : b.filter)
     filter.push_back({{"store", f.store},
@@ -456,7 +512,8 @@ nlohmann::json ToJson(const BenchOutcome& b) {
                      {"goal", BoundText(g.goal)},
                      {"figure", g.has_figure ? json(g.figure) : json()},
                      {"shown", g.shown},
-                     {"met", g.met}});
+                     {"state", GoalStateName(g.state)},
+                     {"met", g.met()}});
   json runs = json::array();
   for (const RunResult& r : b.runs) runs.push_back(ToJson(r));
   json out = {{"mode", b.options.quick ? "quick" : "full"},
@@ -464,6 +521,7 @@ nlohmann::json ToJson(const BenchOutcome& b) {
               {"ratios", ratios},
               {"stores", stores},
               {"end_to_end", e2e},
+              {"idem_run_vs_library", service},
               {"goals", goals},
               {"workers", workers},
               {"fast_filter", filter},

@@ -52,6 +52,22 @@ struct EndToEndSummary {
   double over_ceiling = 0, over_ceiling_min = 0, over_ceiling_max = 0;  // idem / ceiling
 };
 
+// `idem run` against the library's pipeline on one embedded queue, from
+// alternated rounds (medians and ranges; idem-run / library is the median of
+// the rounds' ratios, with the lowest and highest round).
+struct ServiceSummary {
+  BrokerTarget broker;
+  int64_t messages = 0;  // published per run
+  int pairs = 0;         // rounds where both runs passed
+  double library_per_s = 0, library_min = 0, library_max = 0;
+  double service_per_s = 0, service_min = 0, service_max = 0;
+  double ratio = 0, ratio_min = 0, ratio_max = 0;  // idem run / library
+  // `idem run` without its log line per message, where it ran (quiet_pairs > 0).
+  int quiet_pairs = 0;
+  double quiet_per_s = 0, quiet_min = 0, quiet_max = 0;
+  double quiet_ratio = 0, quiet_ratio_min = 0, quiet_ratio_max = 0;  // … / library
+};
+
 // The Redis filter on one store at one share of copies: idem with the filter
 // against idem without it, from alternated pairs (medians; with / without is
 // the median of the pairs' ratios, with the lowest and highest pair).
@@ -71,6 +87,7 @@ struct BenchOutcome {
   std::vector<RunResult> runs;
   std::vector<StoreSummary> summaries;
   std::vector<EndToEndSummary> end_to_end;
+  std::vector<ServiceSummary> service;  // idem run against the library, per queue
   std::vector<FilterSummary> filter;
   std::vector<WorkersResult> workers;  // each server store at kWorkerCounts
   std::vector<MicroResult> micro;

@@ -10,6 +10,7 @@ Variant VariantFromName(const std::string& s) {
   if (s == "naive") return Variant::kNaive;
   if (s == "ceiling") return Variant::kCeiling;
   if (s == "raw") return Variant::kRaw;
+  if (s == "idem-run") return Variant::kService;
   return Variant::kIdem;
 }
 

@@ -10,6 +10,7 @@ const char* VariantName(Variant v) {
     case Variant::kNaive: return "naive";
     case Variant::kCeiling: return "ceiling";
     case Variant::kRaw: return "raw";
+    case Variant::kService: return "idem-run";
   }
   return "?";
 }
@@ -26,13 +27,14 @@ const char* RoleName(Role r) {
     case Role::kSoak: return "soak";
     case Role::kEndToEnd: return "end-to-end";
     case Role::kFilter: return "fast-filter";
+    case Role::kService: return "idem-run";
   }
   return "?";
 }
 
 bool RoleFromName(const std::string& name, Role* out) {
   for (Role r : {Role::kCompare, Role::kSweep, Role::kRandomKeys, Role::kHistory, Role::kNoCopies, Role::kLatencyCommon,
-                 Role::kLatencyHigh, Role::kSoak, Role::kEndToEnd, Role::kFilter})
+                 Role::kLatencyHigh, Role::kSoak, Role::kEndToEnd, Role::kFilter, Role::kService})
     if (name == RoleName(r)) {
       *out = r;
       return true;

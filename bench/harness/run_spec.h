@@ -13,6 +13,8 @@
 //   raw      end-to-end runs only: the broker's own loop over the same messages
 //            (poll then acknowledge every message, no store, no guard), the
 //            most any consumer of that broker could hope for
+//   idem-run `idem run` as a process of its own, set against idem (the
+//            library's pipeline) on the same queue and store
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,7 @@
 
 namespace idem::bench {
 
-enum class Variant { kIdem, kNaive, kCeiling, kRaw };
+enum class Variant { kIdem, kNaive, kCeiling, kRaw, kService };
 const char* VariantName(Variant v);
 
 enum class Phase {
@@ -45,6 +47,7 @@ enum class Role {
   kSoak,           // a long run whose resident memory is sampled
   kEndToEnd,       // idem consuming from a real broker against that broker's raw loop
   kFilter,         // idem with and without the fast filter, normal copies and a duplicate storm
+  kService,        // `idem run` against the library's pipeline on the same embedded queue and store
 };
 const char* RoleName(Role r);
 bool RoleFromName(const std::string& name, Role* out);
@@ -75,6 +78,8 @@ struct RunSpec {
   // kafka://mock/…).
   std::string broker;
   std::string broker_label;      // for tables: embedded, embedded-in-store, rabbitmq, kafka-mock
+  std::string idem_path;         // kService: the idem program to start as `idem run`
+  bool log_decisions = true;     // kService: `idem run` writes its log line per message (the default)
   int repeat = 0;                // alternated runs (compare, filter, end-to-end): the pair's or round's number
 };
 

@@ -35,7 +35,7 @@ Result<int64_t> QueryInt(Store& store, const std::string& sql, const std::vector
 
 }  // namespace
 
-void VerifyRun(Store& store, const RunFacts& f, RunResult* result) {
+void VerifyEffects(Store& store, const RunFacts& f, RunResult* result) {
   Checker c(result);
   const int64_t payments = f.history + f.unique;
   auto db = [&](const std::string& what, const std::string& sql, int64_t expected,
@@ -58,7 +58,11 @@ void VerifyRun(Store& store, const RunFacts& f, RunResult* result) {
   if (f.guarded)
     db("SUCCEEDED records", "SELECT COUNT(*) FROM idem_records WHERE consumer_group = ? AND status = 'SUCCEEDED'",
        payments, {f.consumer_group});
+}
 
+void VerifyRun(Store& store, const RunFacts& f, RunResult* result) {
+  VerifyEffects(store, f, result);
+  Checker c(result);
   c.Equal("payments handler runs", f.business_runs, f.unique);
   c.Equal("bank debits", f.bank_debits, f.unique);
   c.Equal("messages acked", f.settled.acked, f.messages);

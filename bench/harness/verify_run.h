@@ -41,5 +41,10 @@ struct RunFacts {
 
 // Appends each check to result->checks_passed or result->check_failures.
 void VerifyRun(Store& store, const RunFacts& facts, RunResult* result);
+// The checks from the database alone (ledger, orders, points, notices,
+// balances, records): for a consumer the bench cannot count from inside, such
+// as an `idem run` process. Reads history, unique, unique_amount_cents,
+// guarded and consumer_group of `facts`.
+void VerifyEffects(Store& store, const RunFacts& facts, RunResult* result);
 
 }  // namespace idem::bench
