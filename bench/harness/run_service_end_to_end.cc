@@ -19,6 +19,7 @@
 #include "harness/run_one.h"
 #include "harness/verify_run.h"
 #include "idem/broker.h"
+#include "idem/consumer.h"
 #include "idem/pipeline.h"
 
 namespace idem::bench {
@@ -96,13 +97,28 @@ void RunLibrary(const RunSpec& spec, const Paths& p, const std::string& group, c
     r->error = "cannot open the queue: " + broker.status().ToString();
     return;
   }
-  CountingSource source(&(*broker)->source());
+  // Assembled as `idem run`'s consumer is, with a CountingSource on top.
+  CountingSource* counted = nullptr;
+  ConsumerParts parts;
+  parts.broker = std::move(*broker);
+  parts.store = std::move(*store);
+  parts.decorators.push_back([&counted](Source* below) -> std::unique_ptr<Source> {
+    auto s = std::make_unique<CountingSource>(below);
+    counted = s.get();
+    return s;
+  });
+  ConsumerOptions co;
+  co.pipeline.consumer_group = group;
+  co.pipeline.batch_size = spec.batch_size;
+  auto consumer = Consumer::Assemble(std::move(parts), co, env);
+  if (!consumer.ok()) {
+    r->error = "cannot set up the pipeline: " + consumer.status().ToString();
+    return;
+  }
+  CountingSource& source = *counted;
+  Pipeline& pipeline = (*consumer)->pipeline();
   CountingDownstream downstream;
   HandlerTally tally;
-  PipelineOptions po;
-  po.consumer_group = group;
-  po.batch_size = spec.batch_size;
-  Pipeline pipeline(&source, store->get(), env, po);
   if (Status s = pipeline.Register(BenchPayHandler(&downstream, /*skip_marked_copies=*/false, &tally)); !s.ok()) {
     r->error = "cannot set up the pipeline: " + s.ToString();
     return;
@@ -136,7 +152,7 @@ void RunLibrary(const RunSpec& spec, const Paths& p, const std::string& group, c
   facts.settled = source.counts();
   facts.decided_first = c.first.load();
   facts.decided_duplicate = c.duplicate.load();
-  VerifyRun(**store, facts, r);
+  VerifyRun((*consumer)->store(), facts, r);
 }
 
 std::string LogTail(const std::string& path) {

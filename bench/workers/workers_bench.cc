@@ -11,6 +11,7 @@
 #include "harness/bench_seed.h"
 #include "harness/bench_source.h"
 #include "harness/pay_stream.h"
+#include "idem/consumer.h"
 #include "idem/pipeline.h"
 #include "payments/events.h"
 
@@ -18,9 +19,9 @@ namespace idem::bench {
 namespace {
 
 struct Worker {
-  std::unique_ptr<Store> store;
-  std::unique_ptr<BenchSource> source;
-  std::unique_ptr<Pipeline> pipeline;
+  std::unique_ptr<Consumer> consumer;  // owns the store and the source
+  BenchSource* source = nullptr;
+  Pipeline* pipeline = nullptr;
   CountingDownstream downstream;
   HandlerTally tally;
   Status status;
@@ -61,14 +62,23 @@ WorkersResult RunWorkers(const WorkersSpec& spec) {
       r.error = "cannot open worker " + std::to_string(i) + "'s store: " + store.status().ToString();
       return r;
     }
-    w->store = std::move(*store);
-    w->source = std::make_unique<BenchSource>(env);
-    PipelineOptions o;
-    o.consumer_group = group;
-    o.batch_size = spec.batch_size;
-    o.max_linger_ms = 5;
-    o.transaction_conflict_tries = 20;  // count the reruns; do not give up on a busy moment
-    w->pipeline = std::make_unique<Pipeline>(w->source.get(), w->store.get(), env, o);
+    auto source = std::make_unique<BenchSource>(env);
+    w->source = source.get();
+    ConsumerParts parts;
+    parts.source = std::move(source);
+    parts.store = std::move(*store);
+    ConsumerOptions co;
+    co.pipeline.consumer_group = group;
+    co.pipeline.batch_size = spec.batch_size;
+    co.pipeline.max_linger_ms = 5;
+    co.pipeline.transaction_conflict_tries = 20;  // count the reruns; do not give up on a busy moment
+    auto consumer = Consumer::Assemble(std::move(parts), co, env);
+    if (!consumer.ok()) {
+      r.error = "cannot set up worker " + std::to_string(i) + ": " + consumer.status().ToString();
+      return r;
+    }
+    w->consumer = std::move(*consumer);
+    w->pipeline = &w->consumer->pipeline();
     if (Status s = w->pipeline->Register(BenchPayHandler(&w->downstream, false, &w->tally)); !s.ok()) {
       r.error = "cannot set up the pipeline: " + s.ToString();
       return r;
