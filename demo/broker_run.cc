@@ -68,8 +68,13 @@ RetryPolicy KafkaRetryPolicy(int64_t speedup, bool hands_over) {
 // which a static member does not do (it keeps them until its session times
 // out), so runs with such faults have dynamic members; a crashed consumer
 // comes back as a static member does, with its own partitions and no rebalance.
+// Retries are ordered (Kafka's default) unless the producer does not keep a
+// key's order (A6 publishes a PAID after its SHIPPED): a retry that waits in
+// place for a later event of its own key would wait in vain, so that run moves
+// retries to retry topics, as docs/retries-and-dlq.md tells such a consumer to.
+// A retry_mode= in the user's URL comes later and wins.
 std::string KafkaRunUrl(const std::string& url, const std::string& run, const std::string& waits,
-                        bool hands_over) {
+                        bool hands_over, bool producer_keeps_order) {
   const size_t servers_end = url.find_first_of("/?", 8);
   const size_t query = url.find('?');
   std::string topic = run;
@@ -78,6 +83,7 @@ std::string KafkaRunUrl(const std::string& url, const std::string& run, const st
   return url.substr(0, servers_end) + "/" + topic + "?group=" + topic + "&retry_delays_ms=" + waits +
          "&session_timeout_ms=" + std::to_string(kKafkaSessionTimeoutMs) + "&commit_interval_ms=100" +
          "&static_membership=" + (hands_over ? "false" : "true") +
+         (producer_keeps_order ? "" : "&retry_mode=retry_topics") +
          (query == std::string::npos ? "" : "&" + url.substr(query + 1));
 }
 
@@ -160,7 +166,7 @@ std::string BrokerRun::RunUrl() const {
   for (int64_t ms : (OnKafka() ? KafkaRetryPolicy(clock_.speedup(), HandsOver()) : RetryPolicy{}).ladder_ms)
     waits += (waits.empty() ? "" : ",") + std::to_string(clock_.ToRealMs(ms));
   const std::string name = o_.schema.empty() ? "idem_demo" : o_.schema;
-  if (url.rfind("kafka://", 0) == 0) return KafkaRunUrl(url, name + "." + run_id_, waits, HandsOver());
+  if (url.rfind("kafka://", 0) == 0) return KafkaRunUrl(url, name + "." + run_id_, waits, HandsOver(), w_.cause != Cause::kOutOfOrder);
   if (url.rfind("amqp://", 0) != 0) return url;
   return url + (url.find('?') == std::string::npos ? "?" : "&") + "queue=" + name + "." + run_id_ +
          "&prefetch=" + std::to_string(o_.batch_size) + "&known_wait_ms=" + waits +
