@@ -98,9 +98,10 @@ struct KafkaOptions {
   int64_t max_poll_interval_ms = 300'000;         // max_poll_interval_ms=; default 5 min
   int64_t commit_interval_ms = 1'000;             // commit_interval_ms=: settled offsets committed this often; default 1 s
   int64_t request_timeout_ms = 30'000;            // request_timeout_ms=: produce confirms, commits, metadata; default 30 s
-  // prefetch=: messages librdkafka fetches ahead per partition. Default 100 for
-  // these options as given; through a URL (OpenBroker), the URL's prefetch= or
-  // else BrokerOptions::prefetch (default 300) replaces it.
+  // prefetch=: messages librdkafka fetches ahead per partition (with ordered
+  // retries at least max_waiting). Default 100 for these options as given;
+  // through a URL (OpenBroker), the URL's prefetch= or else
+  // BrokerOptions::prefetch (default 300) replaces it.
   size_t prefetch = 100;
   std::vector<int64_t> retry_delays_ms{30'000, 60'000, 300'000};  // retry_delays_ms=: the retry topic rungs
   // retry_mode=ordered|retry_topics; default ordered (see "Retry modes" above).
