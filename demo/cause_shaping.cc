@@ -22,7 +22,8 @@ const std::vector<ScenarioInfo>& Scenarios() {
       {Cause::kRebalance, "A5", "rebalance to 2nd consumer",
        "the assignment moves to a second consumer; work done but not acknowledged is consumed again"},
       {Cause::kOutOfOrder, "A6", "out of order, late PAID",
-       "events arrive out of order: shipped before paid, and a late PAID after SHIPPED or REFUNDED"},
+       "events arrive out of order: shipped before paid, and a late PAID after SHIPPED or REFUNDED "
+       "(on Kafka through retry topics: an ordered retry would wait for a PAID queued behind it)"},
   };
   return all;
 }

@@ -50,9 +50,7 @@ int main(int argc, char** argv) {
   options.pipeline.consumer_group = "payments";
   // A refund must not overtake the payment it refunds, also while that payment
   // is retried: on Kafka a retry waits in place and holds its key's later
-  // events. The embedded queue and RabbitMQ retry through their delay tier and
-  // refuse this mode, so it is asked for on Kafka only.
-  if (source_url.rfind("kafka://", 0) == 0) options.source.retry_mode = idem::RetryMode::kOrdered;
+  // events (ordered retries, Kafka's default; docs/retries-and-dlq.md).
   auto consumer = idem::Consumer::Open({source_url, store_url}, options, idem::Env::Default());
   if (!consumer.ok()) return Fail("cannot open the source or the store", consumer.status());
   idem::Status schema = idem::payments::CreateSchema((*consumer)->store(), idem::payments::SchemaVariant::kGuarded);

@@ -54,7 +54,7 @@ inline size_t PrefetchFor(size_t batch_size) {
 // How a retryable failure (Settlement::kRetry) waits for its next attempt.
 // User guide: docs/retries-and-dlq.md, "Ordered retries".
 enum class RetryMode {
-  kBrokerDefault,  // the broker's own default: kRetryTopics on Kafka; the embedded queue and RabbitMQ use their delay tier
+  kBrokerDefault,  // the broker's own default: kOrdered on Kafka; the embedded queue and RabbitMQ use their delay tier
   // In place: the message stays unsettled, is handed out again after the retry
   // delay, and the later messages of its key wait behind it (other keys flow).
   // Kafka only: the embedded queue and RabbitMQ refuse it.

@@ -36,11 +36,12 @@
 //                      later records of its key in that partition wait behind it,
 //                      while the other keys of the partition flow. One record per
 //                      key is handed out at a time. A record without a key is
-//                      never held and holds nothing. Once `prefetch` records of a
-//                      partition wait behind held keys, its fetching pauses until
-//                      half of them went out.
+//                      never held and holds nothing. Once `max_waiting` records
+//                      of a partition wait behind held keys, its fetching pauses
+//                      until half of them went out. The default.
 //   retry_topics       a kRetry moves to T-retry-<ms> (above) and is settled;
-//                      later records of its key overtake it.
+//                      later records of its key overtake it (for producers that
+//                      do not keep a key's order).
 //
 // Offsets: enable.auto.commit and enable.auto.offset.store are off. Per
 // partition, the offset after the highest contiguous settled message is
@@ -97,14 +98,20 @@ struct KafkaOptions {
   int64_t max_poll_interval_ms = 300'000;         // max_poll_interval_ms=; default 5 min
   int64_t commit_interval_ms = 1'000;             // commit_interval_ms=: settled offsets committed this often; default 1 s
   int64_t request_timeout_ms = 30'000;            // request_timeout_ms=: produce confirms, commits, metadata; default 30 s
-  // prefetch=: messages librdkafka fetches ahead per partition. Default 100 for
-  // these options as given; through a URL (OpenBroker), the URL's prefetch= or
-  // else BrokerOptions::prefetch (default 300) replaces it.
+  // prefetch=: messages librdkafka fetches ahead per partition (with ordered
+  // retries at least max_waiting). Default 100 for these options as given;
+  // through a URL (OpenBroker), the URL's prefetch= or else
+  // BrokerOptions::prefetch (default 300) replaces it.
   size_t prefetch = 100;
   std::vector<int64_t> retry_delays_ms{30'000, 60'000, 300'000};  // retry_delays_ms=: the retry topic rungs
-  // retry_mode=ordered|retry_topics; default retry_topics (see "Retry modes" above;
-  // a payments consumer asks for ordered).
-  RetryMode retry_mode = RetryMode::kRetryTopics;
+  // retry_mode=ordered|retry_topics; default ordered (see "Retry modes" above).
+  RetryMode retry_mode = RetryMode::kOrdered;
+  // max_waiting=: ordered mode, the records of one partition kept in memory
+  // behind held keys before its fetching pauses; default 1000. Not tied to
+  // prefetch: a few batches fill with records behind keys that are merely in
+  // the current batch, and a pause that held keys alone keep up stops the very
+  // records of other keys they wait for (a charge's top-up) until their attempts run out.
+  size_t max_waiting = 1'000;
   std::map<std::string, std::string> rdkafka;     // rdkafka.NAME=VALUE pass-through
   // false: create nothing and fail with NotFound when a main topic is missing
   // (for inspecting). Set from BrokerOptions::create_if_missing; not a URL parameter.

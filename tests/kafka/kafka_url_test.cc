@@ -38,7 +38,8 @@ TEST(KafkaUrlTest, MockNeedsNoServer) {
   EXPECT_TRUE(o->mock);
   EXPECT_EQ(o->group, "idem");
   EXPECT_EQ(o->assignor, "cooperative-sticky");
-  EXPECT_EQ(o->retry_mode, RetryMode::kRetryTopics) << "ordered retries are asked for; retry topics stay the default";
+  EXPECT_EQ(o->retry_mode, RetryMode::kOrdered) << "ordered retries are the default";
+  EXPECT_EQ(o->max_waiting, 1'000u) << "the ordered mode's memory bound is its own, not prefetch";
   auto topics = ParseKafkaUrl("kafka://mock/payments?retry_mode=retry_topics");
   ASSERT_TRUE(topics.ok()) << topics.status().ToString();
   EXPECT_EQ(topics->retry_mode, RetryMode::kRetryTopics);
@@ -58,6 +59,7 @@ TEST(KafkaUrlTest, MistakesSayWhatToWrite) {
                         Case{"kafka://k1:9092/p?retry_delays_ms=0", "positive milliseconds"},
                         Case{"kafka://k1:9092/p?retry_mode=blocking", "is not one of ordered, retry_topics"},
                         Case{"kafka://k1:9092/p?session_timeout_ms=-1", "not a positive number"},
+                        Case{"kafka://k1:9092/p?max_waiting=0", "not a positive number"},
                         Case{"kafka://k1:9092/p?static_membership=yes", "is not true or false"},
                         Case{"kafka://k1:9092/p?instance_id=pay%20eu", "is not an id"}}) {
     auto o = ParseKafkaUrl(c.url);

@@ -17,7 +17,7 @@
 namespace idem::testing {
 namespace {
 
-// Ordered retries are asked for (retry topics are the adapter's default).
+// Ordered retries, the adapter's default, said out loud.
 constexpr const char* kOrdered = "&retry_mode=ordered";
 
 class KafkaOrderedRetry : public KafkaPipelineTest {
@@ -135,10 +135,10 @@ TEST_F(KafkaOrderedRetry, AHeldKeyNeverBlocksAnotherKeyAndItsOwnLaterEventsWaitB
   PipelineOptions options = Options();
   options.retry.ladder_ms = {50};
   options.retry.max_attempts = 1'000;
-  // prefetch=2: the records waiting behind O1 and O2 soon fill what the member
-  // keeps, so it pauses the partition (seeking back) and resumes it once they
-  // went out; nothing may be skipped or applied twice on the way.
-  auto worker = Start(handler, options, "&prefetch=2");
+  // max_waiting=2: the records waiting behind O1 and O2 soon fill what the
+  // member keeps, so it pauses the partition (seeking back) and resumes it once
+  // they went out; nothing may be skipped or applied twice on the way.
+  auto worker = Start(handler, options, "&max_waiting=2");
   ASSERT_NE(worker, nullptr);
   ASSERT_TRUE(WaitApplied(6)) << ::testing::PrintToString(Applied());
   worker.reset();
@@ -162,6 +162,45 @@ TEST_F(KafkaOrderedRetry, AHeldKeyNeverBlocksAnotherKeyAndItsOwnLaterEventsWaitB
     ASSERT_TRUE(ranges.ok()) << ranges.status().ToString();
     for (const auto& r : *ranges) EXPECT_EQ(r.high, 0) << "retry topic " << rung;
   }
+}
+
+// A charge retried until its top-up (another key, published after the charge's
+// own later events) is applied. The records waiting behind a held key are not
+// bounded by prefetch (librdkafka's fetch-ahead): with that bound the charge's
+// three later events paused the partition, and the pause, which only the held
+// key could lift, kept the top-up unfetched until the charge ran out of attempts.
+TEST_F(KafkaOrderedRetry, EventsWaitingBehindAHeldKeyNeverKeepBackTheOtherKeyItWaitsFor) {
+  PublishEvents({"O1:pay", "O1:ship", "O1:finish", "O1:refund", "T1:pay"});
+  std::atomic<int> o1_runs{0};
+  auto handler = OrderHandler([&](HandlerContext& ctx, const std::string& event) -> std::optional<HandlerResult> {
+    if (event != "pay" || ctx.idempotency_key.find("O1") == std::string::npos) return std::nullopt;
+    ++o1_runs;
+    auto topup = ctx.tx.Query("SELECT COUNT(*) FROM effects WHERE key = 'pay:T1-pay'", {});
+    if (!topup.ok() || AsInt((*topup)[0][0]) == 0) return HandlerResult::Retryable("insufficient balance");
+    return std::nullopt;
+  });
+  PipelineOptions options = Options();
+  options.batch_size = 1;  // one record per poll: O1's later events are fetched before the top-up
+  options.retry.ladder_ms = {50};
+  options.retry.max_attempts = 20;  // about a second of patience, then O1's charge would be dead-lettered
+  auto worker = Start(handler, options, "&prefetch=2");
+  ASSERT_NE(worker, nullptr);
+  auto inspector = OpenKafka(kOrdered);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto dead = inspector->dead_letters()->List(10);
+        return Applied().size() == 5 || (dead.ok() && !dead->empty());
+      },
+      60'000));
+  worker.reset();
+
+  auto dead = inspector->dead_letters()->List(10);
+  ASSERT_TRUE(dead.ok());
+  EXPECT_TRUE(dead->empty()) << "dead-lettered: " << (dead->empty() ? "" : (*dead)[0].reason);
+  EXPECT_EQ(Applied().front(), "T1-pay") << "the top-up went first, while O1 was held";
+  EXPECT_EQ(AppliedOf("O1"), (std::vector<std::string>{"O1-pay", "O1-ship", "O1-finish", "O1-refund"}));
+  EXPECT_GE(o1_runs.load(), 2) << "O1's charge was retried";
+  EXPECT_EQ(Committed(), 5);
 }
 
 TEST_F(KafkaOrderedRetry, ARefundNeverOvertakesItsOrderUnderRetriesAndAChangeOfOwner) {

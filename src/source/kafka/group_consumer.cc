@@ -52,6 +52,17 @@ std::string PartitionsText(const rd_kafka_topic_partition_list_t* parts) {
   return text;
 }
 
+// Records librdkafka fetches ahead per partition: `prefetch`, and with ordered
+// retries as many as the member may keep waiting behind held keys. A held
+// record keeps the committed offset behind it, so a restart or a new owner
+// reads the partition again from there, mostly records settled already, which
+// are skipped; fetched `prefetch` at a time, that re-read crawls (each refill is
+// a fetch round trip) while the held records' retries run on, and a charge can
+// run out of attempts before its top-up, further on, is reached again.
+size_t FetchAhead(const KafkaOptions& o) {
+  return o.retry_mode == RetryMode::kOrdered ? std::max(o.prefetch, o.max_waiting) : o.prefetch;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<GroupConsumer>> GroupConsumer::Open(const KafkaOptions& options, const std::string& bootstrap,
@@ -69,8 +80,8 @@ Result<std::unique_ptr<GroupConsumer>> GroupConsumer::Open(const KafkaOptions& o
            {"enable.auto.commit", "false"},
            {"enable.auto.offset.store", "false"},
            {"auto.offset.reset", "earliest"},
-           // Bounded fetch: librdkafka keeps at most about `prefetch` records per partition ahead.
-           {"queued.min.messages", std::to_string(options.prefetch)},
+           // Bounded fetch: librdkafka keeps at most about FetchAhead(options) records per partition ahead.
+           {"queued.min.messages", std::to_string(FetchAhead(options))},
            {"enable.partition.eof", "false"}}) {
     Status s = SetConf(conf->get(), name, value);
     if (!s.ok()) return s;

@@ -437,7 +437,7 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
     for (size_t i = before; i < out.size(); ++i) out[i].received_at_ms = now;
   }
 
-  // Ordered mode: a partition stops fetching once `prefetch` of its records
+  // Ordered mode: a partition stops fetching once `max_waiting` of its records
   // wait behind held keys, so a stuck key cannot fill the memory, and fetches
   // again once half of them went out (not at every record, which would seek
   // back and fetch again each time).
@@ -446,7 +446,7 @@ class KafkaBroker final : public Broker, public Source, public Publisher, public
     check.insert(held_back.begin(), held_back.end());
     for (const PartitionKey& k : check) {
       const size_t waiting = holds_.Waiting(static_cast<int32_t>(ConsumedIndex(k.topic)), k.partition);
-      const bool flow = held_back.count(k) ? waiting <= options_.prefetch / 2 : waiting < options_.prefetch;
+      const bool flow = held_back.count(k) ? waiting <= options_.max_waiting / 2 : waiting < options_.max_waiting;
       consumer_->SetFetching(k, flow);
     }
   }

@@ -65,6 +65,8 @@ Status SetOption(KafkaOptions& o, const std::string& name, const std::string& va
     return positive(&o.request_timeout_ms);
   } else if (name == "prefetch") {
     return positive(&o.prefetch);
+  } else if (name == "max_waiting") {
+    return positive(&o.max_waiting);
   } else if (name == "retry_delays_ms") {
     o.retry_delays_ms.clear();
     for (const std::string& item : SplitComma(value)) {
@@ -82,8 +84,8 @@ Status SetOption(KafkaOptions& o, const std::string& name, const std::string& va
   } else {
     return Status::InvalidArgument("kafka:// URL: unknown parameter '" + name +
                                    "' (known: group, assignor, static_membership, instance_id, session_timeout_ms, "
-                                   "max_poll_interval_ms, commit_interval_ms, request_timeout_ms, prefetch, retry_delays_ms, "
-                                   "retry_mode, "
+                                   "max_poll_interval_ms, commit_interval_ms, request_timeout_ms, prefetch, max_waiting, "
+                                   "retry_delays_ms, retry_mode, "
                                    "rdkafka.NAME)");
   }
   return Status::OK();
