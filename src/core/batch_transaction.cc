@@ -142,13 +142,15 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
           RunUnderSavepoint(it, tx, *env_, opt_->retry, found ? &*known.result : nullptr, &result));
       met->met = met->met || result.outcome != HandlerResult::Outcome::kOk;
     } else {
-      bool succeeded = false;
-      IDEM_RETURN_IF_ERROR(RunWithoutSavepoint(it, tx, *env_, &result, &succeeded));
+      bool succeeded = false, statement_failed = false;
+      IDEM_RETURN_IF_ERROR(RunWithoutSavepoint(it, tx, *env_, &result, &succeeded, &statement_failed));
       if (!succeeded) {
         met->met = true;
-        // A result of Ok whose statements failed is no failure to take as
-        // found: the careful rerun runs that handler again.
-        if (result.outcome != HandlerResult::Outcome::kOk) {
+        // Only the handler's own verdict is taken as found. When one of its
+        // statements failed, the transaction may be what failed (PostgreSQL
+        // aborts it on any error; a lost connection): the careful rerun, in a
+        // new transaction, runs that handler again.
+        if (!statement_failed) {
           met->message = j;
           met->attempt = it.attempt;
           met->result = std::move(result);

@@ -52,12 +52,13 @@ class BatchTransaction {
   // same transaction up to that point): the set-based handler whose group did
   // not apply goes straight to one run per message, and the message's result
   // counts as its first try (in-process retries and their waits go on from
-  // there, as they would have).
+  // there, as they would have) — unless one of its statements failed, which
+  // may be the transaction's fault, not the message's.
   struct Failure {
     bool met = false;
-    const HandlerSpec* set = nullptr;    // a set-based group that did not apply
-    size_t message = SIZE_MAX;           // or this index into `runnable`, when failed at attempt...
-    int attempt = 0;                     // ...with this result
+    const HandlerSpec* set = nullptr;  // a set-based group that did not apply
+    size_t message = SIZE_MAX;  // or this index into `runnable`, failed at attempt...
+    int attempt = 0;            // ...with this result
     std::optional<HandlerResult> result;
   };
 

@@ -203,14 +203,16 @@ Status RunSetUnderSavepoint(const std::vector<BatchItem*>& items, SqlTx& tx, Env
   return tx.Release(kSavepoint);
 }
 
-Status RunWithoutSavepoint(BatchItem& item, SqlTx& tx, Env& env, HandlerResult* result, bool* succeeded) {
+Status RunWithoutSavepoint(BatchItem& item, SqlTx& tx, Env& env, HandlerResult* result, bool* succeeded,
+                           bool* statement_failed) {
   *succeeded = false;
   item.ran = true;
   ConflictWatch watched(tx);
   HandlerContext ctx{*item.msg, item.key, watched, env, item.payload, item.attempt};
   *result = InvokeHandler(*item.spec, ctx);
   if (!watched.conflict().ok()) return watched.conflict();
-  *succeeded = result->outcome == HandlerResult::Outcome::kOk && !watched.any_failed();
+  *statement_failed = watched.any_failed();
+  *succeeded = result->outcome == HandlerResult::Outcome::kOk && !*statement_failed;
   if (*succeeded) item.summary = result->summary;
   return Status::OK();
 }

@@ -36,13 +36,15 @@ Status RunSetUnderSavepoint(const std::vector<BatchItem*>& items, SqlTx& tx, Env
 
 // The optimistic forms: one run of `item`'s handler (or of the set-based
 // handler of `items`) with no savepoint and no in-process retry; `*result` is
-// what the handler returned. *succeeded: it returned Ok (every result Ok) and
-// none of its statements failed — the effects stay and ran/summary are set, as
-// above. Otherwise the transaction
+// what the handler returned, *statement_failed whether one of its statements
+// failed (and was not undone by the handler's own savepoint). *succeeded: it
+// returned Ok (every result Ok) and no statement failed — the effects stay and
+// ran/summary are set, as above. Otherwise the transaction
 // holds whatever the handler wrote before it failed: the caller must roll the
 // whole transaction back and run the batch again under savepoints. A non-OK
 // Status is a transaction conflict, as for RunUnderSavepoint.
-Status RunWithoutSavepoint(BatchItem& item, SqlTx& tx, Env& env, HandlerResult* result, bool* succeeded);
+Status RunWithoutSavepoint(BatchItem& item, SqlTx& tx, Env& env, HandlerResult* result, bool* succeeded,
+                           bool* statement_failed);
 Status RunSetWithoutSavepoint(const std::vector<BatchItem*>& items, SqlTx& tx, Env& env,
                               std::vector<HandlerResult>* results, bool* succeeded);
 
