@@ -20,10 +20,10 @@ using testing::CountEffects;
 using testing::PayHandler;
 using testing::QueryInt;
 
-// The real store, counting what the pipeline asks of its transactions. From
-// transaction `lose_from` on (1-based; 0: never), that one transaction's
-// connection is lost after its `lose_after`-th handler statement: every later
-// call on it fails as a dropped connection does.
+// The real store, counting what the pipeline asks of its transactions. In
+// transaction number `lose_in` (1-based; 0: none) the connection is lost after
+// its `lose_after`-th handler statement: every later call on that transaction
+// fails as on a dropped connection.
 class CountingStore final : public testing::ForwardingStore {
  public:
   explicit CountingStore(Store* inner) : ForwardingStore(inner) {}
