@@ -63,6 +63,7 @@ struct DecisionCounters {
   std::atomic<int64_t> batches{0};
   std::atomic<int64_t> commit_failures{0};
   std::atomic<int64_t> transaction_retries{0};  // batch transactions rerun after a deadlock or serialization failure
+  std::atomic<int64_t> careful_reruns{0};  // batches rerun with a savepoint per message after a message failed
 
   void Count(DecisionKind k);
   // duplicate / received, 0 when nothing was received.

@@ -71,6 +71,9 @@ struct BatchReport {
   size_t first = 0, duplicate = 0, conflict = 0, retried = 0, parked = 0, released = 0, in_flight = 0;
   size_t filtered = 0;  // duplicates the fast filter caught without a database lookup
   size_t transaction_retries = 0;  // reruns of the batch transaction after deadlocks or serialization failures
+  // 1 when a message failed in the batch's first run, which has no savepoint
+  // per message, so the batch ran again with one per message to isolate it.
+  size_t careful_reruns = 0;
   Status status;  // not OK if the batch could not be committed or settled
 };
 

@@ -29,10 +29,10 @@ Result<bool> ReplayGranted(const ClaimResult& claim, const BatchItem& it, StoreT
 
 // The handlers with a set-based form run each group of two or more of their
 // messages in one call; a group that does not apply as a whole is left
-// undecided, for one run per message.
+// undecided, for one run per message (careful), or ends the run (optimistic).
 Status BatchTransaction::RunSetBased(std::vector<BatchItem>& items, const std::vector<size_t>& runnable, StoreTx& tx,
-                                     const std::vector<bool>& decided,
-                                     const std::function<void(size_t, const HandlerResult&)>& finish) {
+                                     bool careful, const Failure& known, const std::vector<bool>& decided,
+                                     const std::function<void(size_t, const HandlerResult&)>& finish, Failure* met) {
   std::map<const HandlerSpec*, std::vector<size_t>> groups;  // spec → indices into `runnable`
   for (size_t j = 0; j < runnable.size(); ++j) {
     const BatchItem& it = items[runnable[j]];
@@ -44,15 +44,22 @@ Status BatchTransaction::RunSetBased(std::vector<BatchItem>& items, const std::v
     for (size_t j : js) group.push_back(&items[runnable[j]]);
     std::vector<HandlerResult> results;
     bool applied = false;
-    IDEM_RETURN_IF_ERROR(RunSetUnderSavepoint(group, tx, *env_, &results, &applied));
-    if (!applied) continue;
+    if (!careful) IDEM_RETURN_IF_ERROR(RunSetWithoutSavepoint(group, tx, *env_, &results, &applied));
+    else if (spec != known.set) IDEM_RETURN_IF_ERROR(RunSetUnderSavepoint(group, tx, *env_, &results, &applied));
+    if (!applied) {
+      met->met = true;
+      if (careful) continue;
+      met->set = spec;
+      return Status::OK();
+    }
     for (size_t g = 0; g < js.size(); ++g) finish(js[g], results[g]);
   }
   return Status::OK();
 }
 
-Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vector<size_t>& runnable,
-                                 std::vector<Outcome>* outcomes) {
+Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vector<size_t>& runnable, bool careful,
+                                 const Failure& known, std::vector<Outcome>* outcomes, Failure* met) {
+  *met = Failure{};
   outcomes->assign(runnable.size(), Outcome{});
   std::vector<bool> decided(runnable.size(), false);  // by its claim, or once its handler ran
   for (size_t i : runnable) {
@@ -114,11 +121,44 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
   };
   for (size_t j = 0; j < runnable.size(); ++j)
     if (!guard_on_) items[runnable[j]].attempt = 1;  // no record, no count: the guard is off, so retries are not capped
-  IDEM_RETURN_IF_ERROR(RunSetBased(items, runnable, tx, decided, finish));
+  // Optimistic, the first failure ends the run: with no savepoint to go back
+  // to, the transaction holds its partial effects (on PostgreSQL it is
+  // aborted), so it is rolled back — with the claims, which is why the careful
+  // rerun claims the same attempts again.
+  IDEM_RETURN_IF_ERROR(RunSetBased(items, runnable, tx, careful, known, decided, finish, met));
+  if (met->met && !careful) {
+    tx.Rollback();
+    return Status::OK();
+  }
   for (size_t j = 0; j < runnable.size(); ++j) {
     if (decided[j]) continue;
+    BatchItem& it = items[runnable[j]];
     HandlerResult result;
-    IDEM_RETURN_IF_ERROR(RunUnderSavepoint(items[runnable[j]], tx, *env_, opt_->retry, &result));
+    if (careful) {
+      // The claim may have changed (another worker's commit in between): only
+      // the same attempt's failure counts.
+      const bool found = j == known.message && known.result && it.attempt == known.attempt;
+      IDEM_RETURN_IF_ERROR(
+          RunUnderSavepoint(it, tx, *env_, opt_->retry, found ? &*known.result : nullptr, &result));
+      met->met = met->met || result.outcome != HandlerResult::Outcome::kOk;
+    } else {
+      bool succeeded = false, statement_failed = false;
+      IDEM_RETURN_IF_ERROR(RunWithoutSavepoint(it, tx, *env_, &result, &succeeded, &statement_failed));
+      if (!succeeded) {
+        met->met = true;
+        // Only the handler's own verdict is taken as found. When one of its
+        // statements failed, the transaction may be what failed (PostgreSQL
+        // aborts it on any error; a lost connection): the careful rerun, in a
+        // new transaction, runs that handler again.
+        if (!statement_failed) {
+          met->message = j;
+          met->attempt = it.attempt;
+          met->result = std::move(result);
+        }
+        tx.Rollback();
+        return Status::OK();
+      }
+    }
     finish(j, result);
   }
   // One call for the batch (`outcomes` and the items are not touched again before it returns).
@@ -134,16 +174,28 @@ Status BatchTransaction::RunOnce(std::vector<BatchItem>& items, const std::vecto
 // A deadlock or serialization failure says nothing about the messages: the
 // database rolled this transaction back (or must) so that a rival could go on.
 // Run it again, after a short random wait so the two do not meet in step again;
-// the records were rolled back too, so no attempt is spent.
-Status BatchTransaction::Run(std::vector<BatchItem>& items, int* tries) {
+// the records were rolled back too, so no attempt is spent. An optimistic run
+// that met a failing message is run again at once, careful (not a try: the
+// database had nothing against it).
+Status BatchTransaction::Run(std::vector<BatchItem>& items, int* tries, bool* careful_rerun) {
   std::vector<size_t> runnable;
   for (size_t i = 0; i < items.size(); ++i)
     if (items[i].Runnable()) runnable.push_back(i);
   *tries = 1;
+  *careful_rerun = false;
   if (runnable.empty()) return Status::OK();
   std::vector<Outcome> outcomes;
-  for (;; ++*tries) {
-    Status s = RunOnce(items, runnable, &outcomes);
+  bool careful = careful_first_;
+  Failure known, met;
+  for (;;) {
+    Status s = RunOnce(items, runnable, careful, known, &outcomes, &met);
+    if (s.ok() && met.met && !careful) {
+      careful = true;
+      known = std::move(met);
+      *careful_rerun = true;
+      counters_->careful_reruns++;
+      continue;
+    }
     if (s.ok()) break;
     if (!s.IsTransactionConflict()) return s;
     if (*tries >= opt_->transaction_conflict_tries)
@@ -153,7 +205,9 @@ Status BatchTransaction::Run(std::vector<BatchItem>& items, int* tries) {
     counters_->transaction_retries++;
     const int64_t wait = opt_->transaction_conflict_wait_ms << std::min(*tries - 1, 20);
     env_->SleepMs(wait / 2 + static_cast<int64_t>(env_->Random64() % static_cast<uint64_t>(wait / 2 + 1)));
+    ++*tries;
   }
+  careful_first_ = met.met;  // only a careful run ends with a failure met
   for (size_t j = 0; j < runnable.size(); ++j) items[runnable[j]].Decide(std::move(outcomes[j]));
   return Status::OK();
 }

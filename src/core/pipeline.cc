@@ -135,9 +135,12 @@ bool Pipeline::Impl::Store(std::vector<BatchItem>& items, int* transaction_tries
   acked_in_tx_.clear();
   // A store that throws has failed like any other: the messages go back undecided,
   // and a redelivery meets the records, whatever landed.
-  if (std::string thrown = ThrownBy([&] { s = store_phase_.Run(items, transaction_tries); }); !thrown.empty())
+  bool careful_rerun = false;
+  if (std::string thrown = ThrownBy([&] { s = store_phase_.Run(items, transaction_tries, &careful_rerun); });
+      !thrown.empty())
     s = Status::Unavailable("the store threw " + thrown);
   report->transaction_retries = static_cast<size_t>(*transaction_tries - 1);
+  report->careful_reruns = careful_rerun ? 1 : 0;
   if (s.ok()) {
     unavailable_backoff_ms_ = 0;
     filter_.DecideFromVerdicts(items, opt_.lease_ms);

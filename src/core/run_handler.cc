@@ -3,8 +3,12 @@
 #include <cxxabi.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <memory>
+#include <span>
+#include <string>
 #include <typeinfo>
+#include <vector>
 
 namespace idem {
 namespace {
@@ -17,9 +21,12 @@ std::string TypeName(const std::type_info* type) {
 }
 
 // The transaction as the handler sees it, noting the first deadlock or
-// serialization failure any of its statements met. Handlers turn statuses into
-// results by hand (usually "retryable"), so the pipeline cannot rely on the
-// result to learn that the transaction, not the message, was at fault.
+// serialization failure any of its statements met, and whether any statement
+// failed at all. Handlers turn statuses into results by hand (usually
+// "retryable"), so the pipeline cannot rely on the result to learn that the
+// transaction, not the message, was at fault — nor, without a savepoint, that
+// a statement the handler shrugged off left the transaction needing one
+// (PostgreSQL aborts the whole transaction on any error).
 class ConflictWatch final : public SqlTx {
  public:
   explicit ConflictWatch(SqlTx& inner) : inner_(inner) {}
@@ -30,27 +37,91 @@ class ConflictWatch final : public SqlTx {
   Result<Rows> Query(std::string_view sql, const std::vector<Value>& params) override {
     return Note(inner_.Query(sql, params));
   }
-  Status Savepoint(std::string_view name) override { return Note(inner_.Savepoint(name)); }
-  Status RollbackTo(std::string_view name) override { return Note(inner_.RollbackTo(name)); }
-  Status Release(std::string_view name) override { return Note(inner_.Release(name)); }
+  // A handler's own savepoints: rolling back to one undoes the statement
+  // failures met since it was opened (a handler that expects an error catches
+  // it so), so they no longer count.
+  Status Savepoint(std::string_view name) override {
+    Status s = Note(inner_.Savepoint(name));
+    if (s.ok()) savepoints_.push_back({std::string(name), any_failed_});
+    return s;
+  }
+  Status RollbackTo(std::string_view name) override {
+    Status s = Note(inner_.RollbackTo(name));
+    const auto open = Find(name);
+    if (s.ok() && open != savepoints_.end()) {
+      any_failed_ = open->failed_before;
+      savepoints_.erase(open + 1, savepoints_.end());  // the later ones are gone
+    }
+    return s;
+  }
+  Status Release(std::string_view name) override {
+    Status s = Note(inner_.Release(name));
+    const auto open = Find(name);
+    if (s.ok() && open != savepoints_.end()) savepoints_.erase(open, savepoints_.end());
+    return s;
+  }
   const SqlDialect& Dialect() const override { return inner_.Dialect(); }
 
   const Status& conflict() const { return conflict_; }
+  bool any_failed() const { return any_failed_; }
 
  private:
   template <typename R>
   R Note(R r) {
-    if (conflict_.ok() && r.status().IsTransactionConflict()) conflict_ = r.status();
+    Note(r.status());
     return r;
   }
   Status Note(Status s) {
     if (conflict_.ok() && s.IsTransactionConflict()) conflict_ = s;
+    any_failed_ = any_failed_ || !s.ok();
     return s;
+  }
+
+  struct Open {
+    std::string name;
+    bool failed_before;
+  };
+  // The innermost open savepoint of that name (a name may be reused, as in SQL).
+  std::vector<Open>::iterator Find(std::string_view name) {
+    for (auto it = savepoints_.rbegin(); it != savepoints_.rend(); ++it)
+      if (it->name == name) return std::prev(it.base());
+    return savepoints_.end();
   }
 
   SqlTx& inner_;
   Status conflict_;
+  bool any_failed_ = false;
+  std::vector<Open> savepoints_;
 };
+
+// The contexts of a set-based run, one per item, over one watched transaction.
+std::vector<HandlerContext> ContextsOf(const std::vector<BatchItem*>& items, SqlTx& watched, Env& env) {
+  std::vector<HandlerContext> contexts;
+  contexts.reserve(items.size());
+  for (BatchItem* it : items)
+    contexts.push_back(HandlerContext{*it->msg, it->key, watched, env, it->payload, it->attempt});
+  return contexts;
+}
+
+// Runs the set-based handler of `items` over `contexts`; true when every
+// result is Ok (and `*out` holds one per item).
+bool RunSet(const std::vector<BatchItem*>& items, std::vector<HandlerContext>& contexts,
+            std::vector<HandlerResult>* out) {
+  std::vector<HandlerContext*> pointers;
+  for (HandlerContext& c : contexts) pointers.push_back(&c);
+  const std::string thrown =
+      ThrownBy([&] { *out = items.front()->spec->batch_fn(std::span<HandlerContext* const>(pointers)); });
+  bool all_ok = thrown.empty() && out->size() == items.size();
+  for (size_t i = 0; all_ok && i < out->size(); ++i) all_ok = (*out)[i].outcome == HandlerResult::Outcome::kOk;
+  return all_ok;
+}
+
+void NoteApplied(const std::vector<BatchItem*>& items, const std::vector<HandlerResult>& results) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    items[i]->ran = true;
+    items[i]->summary = results[i].summary;
+  }
+}
 
 }  // namespace
 
@@ -79,7 +150,8 @@ HandlerResult InvokeHandler(const HandlerSpec& spec, HandlerContext& ctx) {
   }
 }
 
-Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy& policy, HandlerResult* result) {
+Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy& policy,
+                         const HandlerResult* first_try, HandlerResult* result) {
   constexpr std::string_view kSavepoint = "idem_msg";
   IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
   item.ran = true;
@@ -87,7 +159,7 @@ Status RunUnderSavepoint(BatchItem& item, SqlTx& tx, Env& env, const RetryPolicy
   HandlerContext ctx{*item.msg, item.key, watched, env, item.payload, item.attempt};
   int64_t backoff_ms = policy.in_process_backoff_ms;
   for (int t = 1;; ++t) {
-    HandlerResult r = InvokeHandler(*item.spec, ctx);
+    HandlerResult r = t == 1 && first_try ? *first_try : InvokeHandler(*item.spec, ctx);
     // Whatever the handler made of it, the whole transaction must run again:
     // locks taken before this savepoint are part of the deadlock.
     if (!watched.conflict().ok()) return watched.conflict();
@@ -116,30 +188,48 @@ Status RunSetUnderSavepoint(const std::vector<BatchItem*>& items, SqlTx& tx, Env
   *applied = false;
   IDEM_RETURN_IF_ERROR(tx.Savepoint(kSavepoint));
   ConflictWatch watched(tx);
-  std::vector<HandlerContext> contexts;
-  contexts.reserve(items.size());
-  for (BatchItem* it : items)
-    contexts.push_back(HandlerContext{*it->msg, it->key, watched, env, it->payload, it->attempt});
-  std::vector<HandlerContext*> pointers;
-  for (HandlerContext& c : contexts) pointers.push_back(&c);
+  std::vector<HandlerContext> contexts = ContextsOf(items, watched, env);
   std::vector<HandlerResult> out;
-  const std::string thrown =
-      ThrownBy([&] { out = items.front()->spec->batch_fn(std::span<HandlerContext* const>(pointers)); });
+  const bool all_ok = RunSet(items, contexts, &out);
   if (!watched.conflict().ok()) return watched.conflict();
-  bool all_ok = thrown.empty() && out.size() == items.size();
-  for (size_t i = 0; all_ok && i < out.size(); ++i) all_ok = out[i].outcome == HandlerResult::Outcome::kOk;
   if (!all_ok) {
     // Whatever it wrote goes; each message gets its own run next.
     IDEM_RETURN_IF_ERROR(tx.RollbackTo(kSavepoint));
     return tx.Release(kSavepoint);
   }
-  for (size_t i = 0; i < items.size(); ++i) {
-    items[i]->ran = true;
-    items[i]->summary = out[i].summary;
-  }
+  NoteApplied(items, out);
   *results = std::move(out);
   *applied = true;
   return tx.Release(kSavepoint);
+}
+
+Status RunWithoutSavepoint(BatchItem& item, SqlTx& tx, Env& env, HandlerResult* result, bool* succeeded,
+                           bool* statement_failed) {
+  *succeeded = false;
+  item.ran = true;
+  ConflictWatch watched(tx);
+  HandlerContext ctx{*item.msg, item.key, watched, env, item.payload, item.attempt};
+  *result = InvokeHandler(*item.spec, ctx);
+  if (!watched.conflict().ok()) return watched.conflict();
+  *statement_failed = watched.any_failed();
+  *succeeded = result->outcome == HandlerResult::Outcome::kOk && !*statement_failed;
+  if (*succeeded) item.summary = result->summary;
+  return Status::OK();
+}
+
+Status RunSetWithoutSavepoint(const std::vector<BatchItem*>& items, SqlTx& tx, Env& env,
+                              std::vector<HandlerResult>* results, bool* succeeded) {
+  *succeeded = false;
+  ConflictWatch watched(tx);
+  std::vector<HandlerContext> contexts = ContextsOf(items, watched, env);
+  std::vector<HandlerResult> out;
+  const bool all_ok = RunSet(items, contexts, &out);
+  if (!watched.conflict().ok()) return watched.conflict();
+  if (!all_ok || watched.any_failed()) return Status::OK();
+  NoteApplied(items, out);
+  *results = std::move(out);
+  *succeeded = true;
+  return Status::OK();
 }
 
 }  // namespace idem

@@ -20,6 +20,7 @@ struct ServiceMetrics::Families {
   prometheus::Family<prometheus::Histogram>* batch_seconds;
   prometheus::Family<prometheus::Histogram>* batch_size;
   prometheus::Family<prometheus::Counter>* batch_failures;
+  prometheus::Family<prometheus::Counter>* careful_reruns;
   prometheus::Family<prometheus::Gauge>* last_progress;
   prometheus::Family<prometheus::Gauge>* in_flight_age;
   prometheus::Family<prometheus::Gauge>* backlog;
@@ -88,6 +89,11 @@ ServiceMetrics::ServiceMetrics(Env* env)
                             .Name("idem_batch_failures_total")
                             .Help("Batches that could not be committed or settled (logged as batch_failed)")
                             .Register(r);
+  f_->careful_reruns = &prometheus::BuildCounter()
+                            .Name("idem_batch_careful_reruns_total")
+                            .Help("Batches run again with a savepoint per message because a message failed in the "
+                                  "first run, which has none")
+                            .Register(r);
   f_->last_progress = &prometheus::BuildGauge()
                            .Name("idem_last_progress_timestamp_seconds")
                            .Help("Unix time when a batch of the group last settled (the start time until one has)")
@@ -153,6 +159,7 @@ void ServiceMetrics::DeclareGroup(std::string_view group, const std::vector<std:
   f_->batch_seconds->Add({{"group", g}}, kSeconds);
   f_->batch_size->Add({{"group", g}}, kSizes);
   f_->batch_failures->Add({{"group", g}});
+  f_->careful_reruns->Add({{"group", g}});
   f_->in_flight_age->Add({{"group", g}});
   prometheus::Gauge& progress = f_->last_progress->Add({{"group", g}});
   if (progress.Value() == 0) progress.Set(static_cast<double>(env_->NowMs()) / 1000.0);
@@ -201,6 +208,7 @@ void ServiceMetrics::OnBatch(std::string_view group, const BatchReport& r, doubl
                              std::string_view filter_policy) {
   const prometheus::Labels g{{"group", std::string(group)}};
   if (!r.status.ok()) f_->batch_failures->Add(g).Increment();
+  if (r.careful_reruns > 0) f_->careful_reruns->Add(g).Increment(static_cast<double>(r.careful_reruns));
   if (r.polled > 0) {
     f_->batch_seconds->Add(g, kSeconds).Observe(seconds);
     f_->batch_size->Add(g, kSizes).Observe(static_cast<double>(r.polled));

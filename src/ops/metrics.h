@@ -9,6 +9,8 @@
 //   idem_batch_duration_seconds{group}                 one batch, poll to settle (histogram)
 //   idem_batch_size_messages{group}                    messages per polled batch (histogram)
 //   idem_batch_failures_total{group}                   batches that could not commit or settle
+//   idem_batch_careful_reruns_total{group}             batches run again with a savepoint per message
+//                                                      because a message failed in the first run
 //   idem_last_progress_timestamp_seconds{group}        when a batch of the group last settled (Unix
 //                                                      time; the start time until the first one)
 //   idem_oldest_in_flight_age_seconds{group}           how long the oldest message a worker of the

@@ -117,5 +117,74 @@ TEST_P(PipelineConformance, ConnectionLostDuringCommitEndsWithExactlyOneEffect) 
   if (check_after) check_after();
 }
 
+
+// Counts the batch transactions and their COMMITs.
+class CountingCommits final : public ForwardingStore {
+ public:
+  using ForwardingStore::ForwardingStore;
+  int begins = 0, commits = 0;
+
+ private:
+  class Tx final : public ForwardingTx {
+   public:
+    Tx(std::unique_ptr<StoreTx> inner, int* commits) : ForwardingTx(std::move(inner)), commits_(commits) {}
+    Status Commit() override {
+      ++*commits_;
+      return inner_->Commit();
+    }
+
+   private:
+    int* commits_;
+  };
+  std::unique_ptr<StoreTx> Wrap(std::unique_ptr<StoreTx> tx) override {
+    ++begins;
+    return std::make_unique<Tx>(std::move(tx), &commits);
+  }
+};
+
+// A batch's first run has no savepoint per message. A statement error (which
+// aborts the whole transaction on PostgreSQL) and a throw after an effect, in
+// the middle of a batch, roll that run back; the batch runs again with a
+// savepoint per message, and only those two messages fail.
+TEST_P(PipelineConformance, AStatementErrorAndAThrowMidBatchFailAloneInOneCommit) {
+  HandlerSpec spec = PayHandler();
+  spec.fn = [inner = spec.fn](HandlerContext& ctx) {
+    if (ctx.payload.Text("payment_id") == "BAD") {
+      auto r = ctx.tx.Exec("INSERT INTO no_such_table (x) VALUES (?)", {int64_t{1}});
+      if (!r.ok()) return HandlerResult::Permanent("no table: " + r.status().ToString());
+    }
+    return inner(ctx);
+  };
+  Publish("A", 1, "a");
+  Publish("BAD", 2, "bad");
+  Publish("B", 3, "b");
+  Message thrower;
+  thrower.id = "t";
+  thrower.topic = "pay";
+  thrower.payload = R"({"payment_id":"T","amount":4,"fail":"throw"})";
+  ASSERT_TRUE(queue_->Publish(thrower).ok());
+  Publish("C", 5, "c");
+  CountingCommits store(store_.get());
+  Pipeline p(queue_.get(), &store, Env::Default(), Options());
+  ASSERT_TRUE(p.Register(std::move(spec)).ok());
+  BatchReport r = p.RunOnce();
+  EXPECT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.first, 3u);
+  EXPECT_EQ(r.parked, 1u);
+  EXPECT_EQ(r.retried, 1u);
+  EXPECT_EQ(r.careful_reruns, 1u);
+  EXPECT_EQ(r.transaction_retries, 0u);
+  EXPECT_EQ(store.begins, 2) << "the optimistic run and one careful rerun";
+  EXPECT_EQ(store.commits, 1);
+  EXPECT_EQ(Sql("SELECT COUNT(*) FROM effects"), 3);
+  EXPECT_EQ(Sql("SELECT balance FROM accounts WHERE owner = 'u1'"), 1000000 - 9);
+  EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_records WHERE status = 'SUCCEEDED' AND attempts = 1"), 3);
+  EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_records WHERE status = 'FAILED' AND attempts = 1"), 1);
+  EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_records WHERE status = 'RELEASED' AND attempts = 1"), 1);
+  auto stats = queue_->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->dead, 1);
+}
+
 }  // namespace
 }  // namespace idem::testing

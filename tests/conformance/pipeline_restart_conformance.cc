@@ -50,7 +50,12 @@ TEST_P(PipelineRestartConformance, ServerRestartMidTransactionLosesNothingAndDup
   EXPECT_EQ(Sql("SELECT COUNT(DISTINCT " + EffectKeyColumn(store_->Dialect()) + ") FROM effects"), kPayments);
   EXPECT_EQ(Sql("SELECT balance FROM accounts WHERE owner = 'u1'"), 1000000 - total);
   EXPECT_EQ(Sql("SELECT COUNT(*) FROM idem_records WHERE status = 'SUCCEEDED'"), kPayments);
-  EXPECT_EQ(group.Sum(&DecisionCounters::first), kPayments);
+  // Every delivery is applied or a duplicate. A COMMIT that landed while its
+  // answer was lost, and whose records could not be re-read while the server
+  // was still starting, gives its batch back: the redelivered copies are then
+  // duplicates, so `first` may fall short of kPayments by such a batch.
+  EXPECT_LE(group.Sum(&DecisionCounters::first), kPayments);
+  EXPECT_EQ(group.Sum(&DecisionCounters::first) + group.Sum(&DecisionCounters::duplicate), 2 * kPayments);
   auto stats = queue_->Stats();
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->dead, 0);

@@ -218,6 +218,7 @@ TEST_F(MetricsHttpTest, EverySeriesOfTheConfiguredHandlersIsExportedAtZeroBefore
   EXPECT_EQ(Sample(scrape, "idem_handler_duration_seconds_count", topups), 0) << scrape;
   EXPECT_EQ(Sample(scrape, "idem_batch_duration_seconds_count", {"group=\"payments\""}), 0) << scrape;
   EXPECT_EQ(Sample(scrape, "idem_batch_failures_total", {"group=\"payments\""}), 0) << scrape;
+  EXPECT_EQ(Sample(scrape, "idem_batch_careful_reruns_total", {"group=\"payments\""}), 0) << scrape;
   EXPECT_EQ(Sample(scrape, "idem_oldest_in_flight_age_seconds", {"group=\"payments\""}), 0) << scrape;
   EXPECT_EQ(Sample(scrape, "idem_backlog_messages", {"group=\"payments\""}), 0) << scrape;
   EXPECT_GT(Sample(scrape, "idem_last_progress_timestamp_seconds", {"group=\"payments\""}), 0) << scrape;

@@ -65,7 +65,7 @@ TEST(SqliteStoreTest, TheRecordTableRefusesAnUnknownStatus) {
 TEST(SqliteStoreTest, EveryRecordOfALargeBatchKeepsItsOwnContents) {
   auto s = OpenSqliteStore(Dir().File("large-batch.db"), {}, Env::Default());
   ASSERT_TRUE(s.ok());
-  const int n = 64 + 16 + 3;  // every statement size, and one of each left over
+  const int n = 127;  // 64 + 32 + 16 + 8 + 4 + 2 + 1: every INSERT size
   std::vector<ClaimRequest> reqs;
   for (int i = 0; i < n; ++i)
     reqs.push_back({"k" + std::to_string(i) + (i % 2 ? "\"a\\\\b\"" : ""), "f" + std::to_string(i), "m" + std::to_string(i)});
