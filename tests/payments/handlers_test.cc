@@ -361,7 +361,11 @@ TEST_F(HandlersTest, AMixedBatchLeavesTheSameTablesAsOnePaymentAtATime) {
   const std::string one_by_one = run();
   EXPECT_EQ(set_based, one_by_one);
   EXPECT_EQ(set_log, log_);
-  EXPECT_EQ(set_debits, downstream_.debit_keys);
+  // What the bank books: a batch that meets a failure runs again with a
+  // savepoint per message, so the handlers before the failure call the bank
+  // again with the same idempotency key, which the bank deduplicates.
+  EXPECT_EQ(std::set<std::string>(set_debits.begin(), set_debits.end()),
+            std::set<std::string>(downstream_.debit_keys.begin(), downstream_.debit_keys.end()));
   EXPECT_NE(set_based.find("O3|PAID|P3|1"), std::string::npos) << set_based;
 }
 
