@@ -5,24 +5,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <ctime>
 
 namespace idem::service {
 namespace {
 
-std::string IsoTime(int64_t ms) {
-  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  const size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  std::snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(ms % 1000));
-  return buf;
-}
-
 // The whole line, or as much as the descriptor takes: a log that cannot be
 // written (a closed pipe) must not stop the consumer.
-void WriteAll(int fd, const std::string& text) {
+void WriteAll(int fd, std::string_view text) {
   size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -34,9 +25,18 @@ void WriteAll(int fd, const std::string& text) {
 
 }  // namespace
 
+LogTime::LogTime(int64_t ms) {
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  const size_t n = std::strftime(buf_, sizeof buf_, "%Y-%m-%dT%H:%M:%S", &tm);
+  const int tail = std::snprintf(buf_ + n, sizeof buf_ - n, ".%03dZ", static_cast<int>(ms % 1000));
+  size_ = n + static_cast<size_t>(tail);
+}
+
 void JsonLog::Write(std::string_view level, std::string_view event, nlohmann::json fields) {
   nlohmann::json line = nlohmann::json::object();
-  line["ts"] = IsoTime(env_->NowMs());
+  line["ts"] = Now().text();
   line["level"] = level;
   line["event"] = event;
   if (fields.is_object())
@@ -44,12 +44,16 @@ void JsonLog::Write(std::string_view level, std::string_view event, nlohmann::js
   // Keys and reasons may come from a broker and hold invalid UTF-8: replace, never throw.
   std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
+  WriteLine(text);
+}
+
+void JsonLog::WriteLine(std::string_view line) {
   std::lock_guard<std::mutex> lock(mu_);
   if (fd_ >= 0) {
-    WriteAll(fd_, text);
+    WriteAll(fd_, line);
     return;
   }
-  *out_ << text;
+  *out_ << line;
   out_->flush();  // a log line is read by a collector (or a test) as soon as it is written
 }
 

@@ -9,6 +9,7 @@
 // before an acknowledgement survives a SIGKILL right after it.
 #pragma once
 
+#include <cstdint>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -17,6 +18,17 @@
 #include "idem/env.h"
 
 namespace idem::service {
+
+// A line's "ts": UTC with milliseconds, e.g. "2026-12-04T22:44:06.123Z".
+class LogTime {
+ public:
+  explicit LogTime(int64_t ms);
+  std::string_view text() const { return {buf_, size_}; }
+
+ private:
+  char buf_[40];
+  size_t size_;
+};
 
 class JsonLog {
  public:
@@ -34,6 +46,11 @@ class JsonLog {
     Write("error", event, std::move(fields));
   }
   void Write(std::string_view level, std::string_view event, nlohmann::json fields);
+
+  // The "ts" of a line written now.
+  LogTime Now() const { return LogTime(env_->NowMs()); }
+  // Writes `line`, a whole line built by the caller (decision_line.h), newline included.
+  void WriteLine(std::string_view line);
 
  private:
   std::mutex mu_;

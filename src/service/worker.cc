@@ -1,19 +1,10 @@
 #include "service/worker.h"
 
+#include "service/decision_line.h"
 #include "service/startup_wait.h"
 
 namespace idem::service {
 namespace {
-
-nlohmann::json DecisionFields(const Decision& d, const std::string& worker) {
-  nlohmann::json j{{"worker", worker},       {"decision", DecisionName(d.kind)}, {"group", d.consumer_group},
-                   {"topic", d.topic},       {"key", d.key},                     {"msg_id", d.message_id},
-                   {"attempt", d.attempt},   {"delivery", d.delivery_count},     {"latency_us", d.latency_us}};
-  if (!d.reason.empty()) j["reason"] = d.reason;
-  if (d.kind == DecisionKind::kRetry) j["rung"] = d.rung;
-  if (d.delay_ms) j["delay_ms"] = d.delay_ms;
-  return j;
-}
 
 // Times each run of `fn` for idem_handler_duration_seconds, whether it returns or throws.
 HandlerFn TimedHandler(HandlerFn fn, std::string group, std::string topic, Env* env, ops::ServiceMetrics* metrics) {
@@ -121,7 +112,13 @@ void Worker::OnDecision(const Decision& d) {
   metrics_->OnDecision(d);
   // The pipeline notes an unreachable fast filter in the reason of every decision it shaped.
   if (d.reason.rfind("degraded (", 0) == 0) filter_degraded_ = true;
-  if (log_decisions_) log_->Info("decision", DecisionFields(d, name_));
+  if (!log_decisions_) return;
+  // One line per message: written straight into a buffer this thread reuses,
+  // and out before the pipeline settles the batch, as every line is.
+  thread_local std::string line;
+  line.clear();
+  AppendDecisionLine(&line, log_->Now().text(), d, name_);
+  log_->WriteLine(line);
 }
 
 void Worker::NoteFilterState(const BatchReport& r) {
