@@ -4,7 +4,11 @@
 // store's-transaction seam through when the broker offers it.
 #pragma once
 
+#include <memory>
+#include <string>
+
 #include "harness/bench_source.h"
+#include "idem/consumer.h"
 #include "idem/source.h"
 
 namespace idem::bench {
@@ -45,5 +49,25 @@ class CountingSource final : public ForwardingSource, public SettlesInStoreTrans
   SettlesInStoreTransaction* seam_;  // the broker's, or null
   SourceCounts counts_;
 };
+
+// A consumer of `broker` over `store` for `group`, assembled as `idem run`'s
+// is, with a CountingSource on top of the broker's source; *counted points at
+// it for as long as the consumer lives.
+inline Result<std::unique_ptr<Consumer>> AssembleCounted(std::unique_ptr<Broker> broker, std::unique_ptr<Store> store,
+                                                         const std::string& group, size_t batch_size, Env* env,
+                                                         CountingSource** counted) {
+  ConsumerParts parts;
+  parts.broker = std::move(broker);
+  parts.store = std::move(store);
+  parts.decorators.push_back([counted](Source* below) -> std::unique_ptr<Source> {
+    auto s = std::make_unique<CountingSource>(below);
+    *counted = s.get();
+    return s;
+  });
+  ConsumerOptions co;
+  co.pipeline.consumer_group = group;
+  co.pipeline.batch_size = batch_size;
+  return Consumer::Assemble(std::move(parts), co, env);
+}
 
 }  // namespace idem::bench

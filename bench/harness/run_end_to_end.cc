@@ -139,18 +139,7 @@ RunResult RunEndToEnd(const RunSpec& spec) {
   std::unique_ptr<Consumer> consumer;
   Pipeline* pipeline = nullptr;
   if (idem) {
-    ConsumerParts parts;
-    parts.broker = std::move(*broker);
-    parts.store = std::move(store);
-    parts.decorators.push_back([&counted](Source* below) -> std::unique_ptr<Source> {
-      auto s = std::make_unique<CountingSource>(below);
-      counted = s.get();
-      return s;
-    });
-    ConsumerOptions co;
-    co.pipeline.consumer_group = unique;
-    co.pipeline.batch_size = spec.batch_size;
-    auto assembled = Consumer::Assemble(std::move(parts), co, env);
+    auto assembled = AssembleCounted(std::move(*broker), std::move(store), unique, spec.batch_size, env, &counted);
     if (!assembled.ok()) {
       r.error = "cannot set up the pipeline: " + assembled.status().ToString();
       return r;

@@ -99,18 +99,7 @@ void RunLibrary(const RunSpec& spec, const Paths& p, const std::string& group, c
   }
   // Assembled as `idem run`'s consumer is, with a CountingSource on top.
   CountingSource* counted = nullptr;
-  ConsumerParts parts;
-  parts.broker = std::move(*broker);
-  parts.store = std::move(*store);
-  parts.decorators.push_back([&counted](Source* below) -> std::unique_ptr<Source> {
-    auto s = std::make_unique<CountingSource>(below);
-    counted = s.get();
-    return s;
-  });
-  ConsumerOptions co;
-  co.pipeline.consumer_group = group;
-  co.pipeline.batch_size = spec.batch_size;
-  auto consumer = Consumer::Assemble(std::move(parts), co, env);
+  auto consumer = AssembleCounted(std::move(*broker), std::move(*store), group, spec.batch_size, env, &counted);
   if (!consumer.ok()) {
     r->error = "cannot set up the pipeline: " + consumer.status().ToString();
     return;
